@@ -1,0 +1,1 @@
+"""One module per `inbox` subcommand, each with `register(subcommands)`."""

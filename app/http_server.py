@@ -1,0 +1,64 @@
+"""Waitress, the production WSGI server, run on a thread so commands and tests can stop it."""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import threading
+from typing import Any
+
+from waitress.server import create_server
+
+log = logging.getLogger(__name__)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a bind address only accepts connections from this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class HttpServer:
+    """Waitress serving one WSGI app on a background thread."""
+
+    def __init__(self, app: Any, host: str, port: int, *, threads: int = 16) -> None:
+        self._server = create_server(
+            app,
+            host=host,
+            port=port,
+            threads=threads,
+            ident="inbox",
+            # Listen backlog large enough for bursts of concurrent webhooks.
+            backlog=1024,
+            connection_limit=1000,
+            clear_untrusted_proxy_headers=True,
+        )
+        self.host = host
+        self.port: int = self._server.effective_port
+        self._thread = threading.Thread(target=self._run, name=f"http:{self.port}", daemon=True)
+
+    @property
+    def url(self) -> str:
+        """The base URL clients use."""
+        return f"http://{self.host}:{self.port}"
+
+    def start(self) -> HttpServer:
+        """Start serving; returns at once."""
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        try:
+            self._server.run()
+        except OSError:
+            # Closing the listening socket from stop() ends the loop with EBADF; that is a stop.
+            log.debug("http server on port %s stopped", self.port)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop accepting connections and wait for the serving thread to end."""
+        self._server.close()
+        self._thread.join(timeout)

@@ -1,0 +1,1 @@
+"""The service: HTTP API, webhook receiver, outbox and workers. Never imports Qt, ui or app."""

@@ -1,0 +1,100 @@
+"""Engine and session factory, with the SQLite pragmas and write-lock discipline we rely on."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+SQLITE_BUSY_TIMEOUT_MS = 10_000
+_READ_ONLY_OPTION = "inbox_read_only"
+
+
+class Database:
+    """The engine and two session factories: `transaction()` writes, `reader()` only reads."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.sessions = sessionmaker(bind=engine, expire_on_commit=False)
+        self._read_sessions = sessionmaker(
+            bind=engine.execution_options(**{_READ_ONLY_OPTION: True}), expire_on_commit=False
+        )
+
+    @property
+    def dialect(self) -> str:
+        """`sqlite` or `postgresql`."""
+        return self.engine.dialect.name
+
+    @property
+    def is_sqlite(self) -> bool:
+        """Whether this is the embedded SQLite database."""
+        return self.dialect == "sqlite"
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """A write transaction: committed on success, rolled back on error."""
+        with self.sessions.begin() as session:
+            yield session
+
+    @contextmanager
+    def reader(self) -> Iterator[Session]:
+        """A read-only transaction; on SQLite it never takes the write lock."""
+        with self._read_sessions.begin() as session:
+            yield session
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()
+
+
+def _install_sqlite_discipline(engine: Engine, synchronous: str) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
+        # Let SQLAlchemy, not the driver, decide when transactions begin (see _on_begin).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute(f"PRAGMA synchronous={synchronous}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        # Writers take the lock up front (IMMEDIATE) so busy_timeout applies; a deferred
+        # transaction upgrading from read to write fails at once with SQLITE_BUSY instead.
+        if connection.get_execution_options().get(_READ_ONLY_OPTION):
+            connection.exec_driver_sql("BEGIN")
+        else:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def create_database(
+    url: str,
+    *,
+    sqlite_synchronous: Literal["NORMAL", "FULL"] = "NORMAL",
+    pool_size: int = 10,
+) -> Database:
+    """Connect to the database at a SQLAlchemy URL (SQLite file or PostgreSQL via psycopg 3)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(
+            parsed,
+            connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+            pool_size=pool_size,
+            max_overflow=pool_size,
+        )
+        _install_sqlite_discipline(engine, sqlite_synchronous)
+    else:
+        if parsed.drivername == "postgresql":
+            parsed = parsed.set(drivername="postgresql+psycopg")
+        engine = create_engine(parsed, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True)
+    return Database(engine)

@@ -1,0 +1,276 @@
+"""The whole schema as SQLAlchemy 2.0 typed models; migrations must match it exactly."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+    text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from backend.database.types import UtcDateTime
+
+# One naming convention so SQLite and PostgreSQL agree on constraint names in migrations.
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+# BIGINT on PostgreSQL, but INTEGER on SQLite so the primary key stays the rowid alias.
+BigIdentity = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class Base(DeclarativeBase):
+    """Base of every model."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {
+        datetime: UtcDateTime(),
+        dict[str, Any]: JSON(),
+    }
+
+
+class User(Base):
+    """A person (or system) using the API: an agent or a supervisor."""
+
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    role: Mapped[str] = mapped_column(String(20))
+    # SHA-256 of the token: tokens are long random strings, so a fast hash is enough.
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime]
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
+
+
+class Contact(Base):
+    """A customer, known by WhatsApp id and/or business-scoped user id."""
+
+    __tablename__ = "contacts"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    wa_id: Mapped[str | None] = mapped_column(String(32), unique=True)
+    user_id: Mapped[str | None] = mapped_column(String(128), unique=True)
+    number: Mapped[str | None] = mapped_column(String(20), index=True)
+    profile_name: Mapped[str | None] = mapped_column(String(256))
+    last_inbound_at: Mapped[datetime | None]
+    window_closes_at: Mapped[datetime | None] = mapped_column(index=True)
+    # Which window warnings were journaled, so each is journaled once per window opening.
+    window_warning_sent_for: Mapped[datetime | None]
+    window_closed_sent_for: Mapped[datetime | None]
+    created_at: Mapped[datetime]
+
+
+class Conversation(Base):
+    """The thread between the business and one contact."""
+
+    __tablename__ = "conversations"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    contact_id: Mapped[int] = mapped_column(ForeignKey("contacts.id"), index=True)
+    assignee_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), index=True)
+    state: Mapped[str] = mapped_column(String(20), default="open")
+    last_message_at: Mapped[datetime | None] = mapped_column(index=True)
+    unread_count: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
+    created_at: Mapped[datetime]
+
+
+class Batch(Base):
+    """A group of messages submitted together under one client reference."""
+
+    __tablename__ = "batches"
+    __table_args__ = (UniqueConstraint("created_by", "client_ref"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    client_ref: Mapped[str] = mapped_column(String(255))
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[datetime]
+    message_count: Mapped[int] = mapped_column(Integer, default=0)
+    duplicate_count: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class OutboxMessage(Base):
+    """One business message: one row per business event, unique on its dedupe key."""
+
+    __tablename__ = "outbox_messages"
+    __table_args__ = (
+        # Keeps the claim query flat as the backlog grows: due rows in (not_before, id) order.
+        Index("ix_outbox_messages_due", "state", "not_before", "id"),
+        Index("ix_outbox_messages_lease", "state", "lease_expires_at"),
+        Index("ix_outbox_messages_recipient_sent", "to_number", "sent_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
+    dedupe_key: Mapped[str] = mapped_column(String(255), unique=True)
+    to_number: Mapped[str] = mapped_column(String(20))
+    purpose: Mapped[str] = mapped_column(String(64))
+    priority: Mapped[int] = mapped_column(Integer, default=0)
+    trigger_ref: Mapped[str | None] = mapped_column(String(255))
+    kind: Mapped[str] = mapped_column(String(20))
+    payload: Mapped[dict[str, Any]]
+    state: Mapped[str] = mapped_column(String(20), default="queued")
+    hold_reason: Mapped[str | None] = mapped_column(String(40))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    wamid: Mapped[str | None] = mapped_column(String(255), unique=True)
+    not_before: Mapped[datetime]
+    lease_expires_at: Mapped[datetime | None]
+    claimed_by: Mapped[str | None] = mapped_column(String(100))
+    last_error_code: Mapped[int | None]
+    last_error_title: Mapped[str | None] = mapped_column(String(255))
+    last_error_details: Mapped[str | None] = mapped_column(Text)
+    business_initiated: Mapped[bool] = mapped_column(Boolean, default=True)
+    urgent: Mapped[bool] = mapped_column(Boolean, default=False)
+    reply_to: Mapped[str | None] = mapped_column(String(255))
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    batch_id: Mapped[int | None] = mapped_column(ForeignKey("batches.id"), index=True)
+    conversation_id: Mapped[int | None] = mapped_column(ForeignKey("conversations.id"), index=True)
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+    unknown_since: Mapped[datetime | None]
+    accepted_at: Mapped[datetime | None]
+    sent_at: Mapped[datetime | None]
+    delivered_at: Mapped[datetime | None]
+    read_at: Mapped[datetime | None]
+    failed_at: Mapped[datetime | None]
+
+
+class SendDecision(Base):
+    """A recorded decision about an outbox row: who or which rule decided what, and why."""
+
+    __tablename__ = "send_decisions"
+
+    id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
+    message_id: Mapped[int] = mapped_column(ForeignKey("outbox_messages.id"), index=True)
+    decided_at: Mapped[datetime]
+    actor: Mapped[str] = mapped_column(String(100))
+    action: Mapped[str] = mapped_column(String(40))
+    reason: Mapped[str] = mapped_column(Text)
+
+
+class PacingSlot(Base):
+    """The next moment a paced resource (a customer, the business number) may be used."""
+
+    __tablename__ = "pacing_slots"
+
+    key: Mapped[str] = mapped_column(String(80), primary_key=True)
+    next_at: Mapped[datetime]
+
+
+class InboundMessage(Base):
+    """A message a customer sent us, stored once by wamid, attributed or in the work queue."""
+
+    __tablename__ = "inbound_messages"
+    __table_args__ = (Index("ix_inbound_messages_attribution", "attribution", "received_at"),)
+
+    id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
+    wamid: Mapped[str] = mapped_column(String(255), unique=True)
+    contact_id: Mapped[int] = mapped_column(ForeignKey("contacts.id"), index=True)
+    conversation_id: Mapped[int] = mapped_column(ForeignKey("conversations.id"), index=True)
+    type: Mapped[str] = mapped_column(String(40))
+    text: Mapped[str | None] = mapped_column(Text)
+    choice_kind: Mapped[str | None] = mapped_column(String(20))
+    choice_id: Mapped[str | None] = mapped_column(String(256))
+    choice_title: Mapped[str | None] = mapped_column(String(256))
+    reaction_target: Mapped[str | None] = mapped_column(String(255), index=True)
+    reaction_emoji: Mapped[str | None] = mapped_column(String(32))
+    media_id: Mapped[str | None] = mapped_column(String(255))
+    media_mime_type: Mapped[str | None] = mapped_column(String(100))
+    caption: Mapped[str | None] = mapped_column(Text)
+    context_id: Mapped[str | None] = mapped_column(String(255), index=True)
+    # attributed | unattributed | linked (by an agent) | new_topic (by an agent)
+    attribution: Mapped[str] = mapped_column(String(20))
+    reply_to_message_id: Mapped[int | None] = mapped_column(ForeignKey("outbox_messages.id"), index=True)
+    attributed_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    errors: Mapped[Any] = mapped_column(JSON, nullable=True)
+    raw: Mapped[dict[str, Any]]
+    sent_at: Mapped[datetime]
+    received_at: Mapped[datetime]
+
+
+class WebhookDelivery(Base):
+    """A webhook body exactly as received, stored before we answer 200."""
+
+    __tablename__ = "webhook_deliveries"
+    __table_args__ = (Index("ix_webhook_deliveries_pending", "processed_at", "id"),)
+
+    id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
+    body: Mapped[bytes] = mapped_column(LargeBinary)
+    signature: Mapped[str | None] = mapped_column(String(100))
+    received_at: Mapped[datetime] = mapped_column(index=True)
+    processed_at: Mapped[datetime | None]
+    parse_error: Mapped[str | None] = mapped_column(Text)
+
+
+class ProcessedEvent(Base):
+    """The key of a webhook event whose effects are committed; the same key never runs twice."""
+
+    __tablename__ = "processed_events"
+
+    id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
+    event_key: Mapped[str] = mapped_column(String(400), unique=True)
+    delivery_id: Mapped[int | None] = mapped_column(BigInteger)
+    processed_at: Mapped[datetime] = mapped_column(index=True)
+
+
+class StatusEvent(Base):
+    """A status webhook as received, kept for evidence even when the wamid is not ours."""
+
+    __tablename__ = "status_events"
+
+    id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
+    wamid: Mapped[str] = mapped_column(String(255), index=True)
+    status: Mapped[str] = mapped_column(String(20))
+    occurred_at: Mapped[datetime]
+    recipient_id: Mapped[str | None] = mapped_column(String(64))
+    callback_data: Mapped[str | None] = mapped_column(String(512), index=True)
+    message_id: Mapped[int | None] = mapped_column(ForeignKey("outbox_messages.id"), index=True)
+    errors: Mapped[Any] = mapped_column(JSON, nullable=True)
+    received_at: Mapped[datetime]
+
+
+class JournalEntry(Base):
+    """One change for live clients; `seq` only grows, in commit order."""
+
+    __tablename__ = "journal"
+
+    seq: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
+    type: Mapped[str] = mapped_column(String(60))
+    at: Mapped[datetime] = mapped_column(index=True)
+    data: Mapped[dict[str, Any]]
+
+
+class IdempotencyRecord(Base):
+    """A request's Idempotency-Key, its fingerprint and its first answer."""
+
+    __tablename__ = "idempotency_records"
+    __table_args__ = (UniqueConstraint("user_id", "key"),)
+
+    id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    key: Mapped[str] = mapped_column(String(255))
+    method: Mapped[str] = mapped_column(String(10))
+    path: Mapped[str] = mapped_column(String(512))
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    # in_progress until the first answer is stored, then done.
+    state: Mapped[str] = mapped_column(String(20))
+    locked_until: Mapped[datetime | None]
+    response_status: Mapped[int | None]
+    response_body: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(index=True)

@@ -1,0 +1,1 @@
+"""Conversations, threading by context.id, attribution work queue, assignment, windows."""

@@ -1,0 +1,1 @@
+"""Enqueue, claim, send, record outcomes, retry and resolve; imports domain, database, httpx."""

@@ -1,0 +1,1 @@
+"""Local stand-in for Meta's Cloud API: send endpoint, signed webhooks, customers, faults, ledger."""

@@ -1,0 +1,312 @@
+"""Typed settings: defaults, then a TOML file, then environment variables (rising priority)."""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+
+APP_NAME = "whatsapp-shared-inbox"
+CONFIG_FILE_NAME = "inbox.toml"
+MESSAGING_TIERS = (250, 2000, 10000, 100000)
+MAX_SEND_RATE = 1000.0
+
+UnknownRule = Literal["review", "resend"]
+
+
+class SettingsError(Exception):
+    """A setting is missing or has a value we cannot use; the message names it."""
+
+
+@dataclass(frozen=True)
+class PurposeRule:
+    """How the outbox treats messages of one purpose."""
+
+    unknown_rule: UnknownRule = "review"
+    urgent: bool = False
+    retention_days: int = 90
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the product can be configured with; built by `load_settings`."""
+
+    data_dir: Path
+    database_url: str
+    host: str = "127.0.0.1"
+    port: int = 8080
+    allow_remote_bind: bool = False
+    graph_url: str = "https://graph.facebook.com/v23.0"
+    whatsapp_token: str | None = None
+    whatsapp_phone_number_id: str | None = None
+    whatsapp_app_secret: str | None = None
+    whatsapp_verify_token: str | None = None
+    sqlite_synchronous: Literal["NORMAL", "FULL"] = "NORMAL"
+    templates_file: Path | None = None
+    max_attempts: int = 10
+    send_lease_seconds: float = 30.0
+    connect_timeout_seconds: float = 5.0
+    read_timeout_seconds: float = 20.0
+    send_rate: float = 80.0
+    send_concurrency: int = 64
+    pair_interval_seconds: float = 6.0
+    messaging_tier: int | None = None
+    quiet_hours: str | None = None
+    unknown_wait_seconds: float = 300.0
+    default_purpose_rule: PurposeRule = field(default_factory=PurposeRule)
+    purposes: Mapping[str, PurposeRule] = field(default_factory=dict)
+    processed_keys_retention_days: int = 30
+    raw_bodies_retention_days: int = 30
+    auto_reply_enabled: bool = False
+    auto_reply_text: str = "Thanks for your message! We're closed right now and will answer when we're back."
+    business_hours: str = "09:00-17:00"
+    business_timezone: str = "UTC"
+    log_level: str = "INFO"
+
+    def rule_for(self, purpose: str) -> PurposeRule:
+        """The rule for a purpose, or the default rule when it has none of its own."""
+        return self.purposes.get(purpose, self.default_purpose_rule)
+
+    def require(self, name: str) -> str:
+        """The value of a required secret, or a SettingsError naming its variable."""
+        value = getattr(self, name)
+        if not value:
+            raise SettingsError(
+                f"{ENVIRONMENT_NAMES[name]} is not set: put it in the environment "
+                f"or as {name} in {CONFIG_FILE_NAME}"
+            )
+        return str(value)
+
+    @property
+    def is_sqlite(self) -> bool:
+        """Whether the database is the embedded SQLite file."""
+        return self.database_url.startswith("sqlite")
+
+
+ENVIRONMENT_NAMES: dict[str, str] = {
+    "data_dir": "INBOX_DATA_DIR",
+    "database_url": "INBOX_DATABASE_URL",
+    "host": "INBOX_HOST",
+    "port": "INBOX_PORT",
+    "allow_remote_bind": "INBOX_ALLOW_REMOTE_BIND",
+    "graph_url": "WHATSAPP_GRAPH_URL",
+    "whatsapp_token": "WHATSAPP_TOKEN",
+    "whatsapp_phone_number_id": "WHATSAPP_PHONE_NUMBER_ID",
+    "whatsapp_app_secret": "WHATSAPP_APP_SECRET",
+    "whatsapp_verify_token": "WHATSAPP_VERIFY_TOKEN",
+    "sqlite_synchronous": "INBOX_SQLITE_SYNCHRONOUS",
+    "templates_file": "INBOX_TEMPLATES_FILE",
+    "max_attempts": "INBOX_MAX_ATTEMPTS",
+    "send_lease_seconds": "INBOX_SEND_LEASE_SECONDS",
+    "connect_timeout_seconds": "INBOX_CONNECT_TIMEOUT_SECONDS",
+    "read_timeout_seconds": "INBOX_READ_TIMEOUT_SECONDS",
+    "send_rate": "INBOX_SEND_RATE",
+    "send_concurrency": "INBOX_SEND_CONCURRENCY",
+    "pair_interval_seconds": "INBOX_PAIR_INTERVAL_SECONDS",
+    "messaging_tier": "INBOX_MESSAGING_TIER",
+    "quiet_hours": "INBOX_QUIET_HOURS",
+    "unknown_wait_seconds": "INBOX_UNKNOWN_WAIT_SECONDS",
+    "processed_keys_retention_days": "INBOX_PROCESSED_KEYS_RETENTION_DAYS",
+    "raw_bodies_retention_days": "INBOX_RAW_BODIES_RETENTION_DAYS",
+    "auto_reply_enabled": "INBOX_AUTO_REPLY",
+    "auto_reply_text": "INBOX_AUTO_REPLY_TEXT",
+    "business_hours": "INBOX_BUSINESS_HOURS",
+    "business_timezone": "INBOX_BUSINESS_TIMEZONE",
+    "log_level": "INBOX_LOG_LEVEL",
+}
+
+_TRUE_WORDS = {"1", "true", "yes", "on"}
+_FALSE_WORDS = {"0", "false", "no", "off", ""}
+_HOURS_PATTERN = re.compile(r"^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-3]):[0-5]\d$")
+
+
+def _parse_bool(name: str, raw: object) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    word = str(raw).strip().lower()
+    if word in _TRUE_WORDS:
+        return True
+    if word in _FALSE_WORDS:
+        return False
+    raise SettingsError(f"{name} must be true or false, not {raw!r}")
+
+
+def _parse_int(name: str, raw: object) -> int:
+    try:
+        return int(str(raw).strip())
+    except ValueError:
+        raise SettingsError(f"{name} must be a whole number, not {raw!r}") from None
+
+
+def _parse_float(name: str, raw: object) -> float:
+    try:
+        return float(str(raw).strip())
+    except ValueError:
+        raise SettingsError(f"{name} must be a number, not {raw!r}") from None
+
+
+def _parse_tier(name: str, raw: object) -> int | None:
+    word = str(raw).strip().lower()
+    if word in {"unlimited", "none", ""}:
+        return None
+    tier = _parse_int(name, word)
+    if tier not in MESSAGING_TIERS:
+        allowed = ", ".join(str(t) for t in MESSAGING_TIERS)
+        raise SettingsError(f"{name} must be one of {allowed} or unlimited, not {raw!r}")
+    return tier
+
+
+def _parse_synchronous(name: str, raw: object) -> str:
+    word = str(raw).strip().upper()
+    if word not in {"NORMAL", "FULL"}:
+        raise SettingsError(f"{name} must be NORMAL or FULL, not {raw!r}")
+    return word
+
+
+def _parse_hours(name: str, raw: object) -> str | None:
+    text = str(raw).strip()
+    if text.lower() in {"", "off", "none"}:
+        return None
+    if not _HOURS_PATTERN.match(text):
+        raise SettingsError(f"{name} must look like 21:00-08:00, not {raw!r}")
+    return text
+
+
+def _parse_required_hours(name: str, raw: object) -> str:
+    hours = _parse_hours(name, raw)
+    if hours is None:
+        raise SettingsError(f"{name} must look like 09:00-17:00, not {raw!r}")
+    return hours
+
+
+def _parse_optional_text(name: str, raw: object) -> str | None:
+    text = str(raw)
+    return text or None
+
+
+def _parse_path(name: str, raw: object) -> Path:
+    return Path(str(raw)).expanduser()
+
+
+_PARSERS: dict[str, Callable[[str, object], Any]] = {
+    "data_dir": _parse_path,
+    "templates_file": _parse_path,
+    "port": _parse_int,
+    "max_attempts": _parse_int,
+    "send_concurrency": _parse_int,
+    "processed_keys_retention_days": _parse_int,
+    "raw_bodies_retention_days": _parse_int,
+    "allow_remote_bind": _parse_bool,
+    "auto_reply_enabled": _parse_bool,
+    "send_lease_seconds": _parse_float,
+    "connect_timeout_seconds": _parse_float,
+    "read_timeout_seconds": _parse_float,
+    "send_rate": _parse_float,
+    "pair_interval_seconds": _parse_float,
+    "unknown_wait_seconds": _parse_float,
+    "messaging_tier": _parse_tier,
+    "sqlite_synchronous": _parse_synchronous,
+    "quiet_hours": _parse_hours,
+    "business_hours": _parse_required_hours,
+    "whatsapp_token": _parse_optional_text,
+    "whatsapp_phone_number_id": _parse_optional_text,
+    "whatsapp_app_secret": _parse_optional_text,
+    "whatsapp_verify_token": _parse_optional_text,
+}
+
+
+def _parse_value(name: str, raw: object, source: str) -> Any:
+    parser = _PARSERS.get(name)
+    if parser is None:
+        return str(raw)
+    return parser(source, raw)
+
+
+def _parse_purpose_rule(name: str, table: object) -> PurposeRule:
+    if not isinstance(table, dict):
+        raise SettingsError(f"purposes.{name} in {CONFIG_FILE_NAME} must be a table")
+    unknown = set(table) - {"unknown_rule", "urgent", "retention_days"}
+    if unknown:
+        raise SettingsError(f"purposes.{name} has unknown keys: {', '.join(sorted(unknown))}")
+    rule = PurposeRule()
+    if "unknown_rule" in table:
+        choice = str(table["unknown_rule"])
+        if choice not in {"review", "resend"}:
+            raise SettingsError(f"purposes.{name}.unknown_rule must be review or resend")
+        rule = replace(rule, unknown_rule=choice)  # type: ignore[arg-type]
+    if "urgent" in table:
+        rule = replace(rule, urgent=_parse_bool(f"purposes.{name}.urgent", table["urgent"]))
+    if "retention_days" in table:
+        days = _parse_int(f"purposes.{name}.retention_days", table["retention_days"])
+        rule = replace(rule, retention_days=days)
+    return rule
+
+
+def default_data_dir() -> Path:
+    """The per-user data folder of this platform."""
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def load_settings(config_file: Path | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+    """Build settings from defaults, the TOML file and the environment, in that order."""
+    environ = os.environ if environ is None else environ
+    data_dir_raw = environ.get("INBOX_DATA_DIR")
+    data_dir = _parse_path("INBOX_DATA_DIR", data_dir_raw) if data_dir_raw else default_data_dir()
+
+    explicit_file = config_file is not None
+    config_path = config_file if config_file is not None else data_dir / CONFIG_FILE_NAME
+    file_values: dict[str, Any] = {}
+    if config_path.is_file():
+        try:
+            file_values = tomllib.loads(config_path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as error:
+            raise SettingsError(f"{config_path} is not valid TOML: {error}") from None
+    elif explicit_file:
+        raise SettingsError(f"config file {config_path} does not exist")
+
+    values: dict[str, Any] = {}
+    known = {f.name for f in fields(Settings)} - {"purposes", "default_purpose_rule"}
+    for key, raw in file_values.items():
+        if key == "purposes":
+            if not isinstance(raw, dict):
+                raise SettingsError(f"purposes in {config_path} must be a table of tables")
+            rules = {name: _parse_purpose_rule(name, table) for name, table in raw.items()}
+            default_rule = rules.pop("default", None)
+            values["purposes"] = rules
+            if default_rule is not None:
+                values["default_purpose_rule"] = default_rule
+            continue
+        if key not in known:
+            raise SettingsError(f"{config_path} has an unknown setting: {key}")
+        values[key] = _parse_value(key, raw, f"{key} in {config_path}")
+
+    for name, variable in ENVIRONMENT_NAMES.items():
+        if variable in environ:
+            values[name] = _parse_value(name, environ[variable], variable)
+
+    data_dir = values.pop("data_dir", data_dir)
+    if "database_url" not in values:
+        values["database_url"] = f"sqlite:///{data_dir / 'inbox.db'}"
+    settings = Settings(data_dir=data_dir, **values)
+    _check(settings)
+    return settings
+
+
+def _check(settings: Settings) -> None:
+    if not 0 < settings.send_rate <= MAX_SEND_RATE:
+        raise SettingsError(f"INBOX_SEND_RATE must be above 0 and at most {MAX_SEND_RATE:g}")
+    if settings.max_attempts < 1:
+        raise SettingsError("INBOX_MAX_ATTEMPTS must be at least 1")
+    if settings.send_lease_seconds <= settings.read_timeout_seconds:
+        raise SettingsError(
+            "INBOX_SEND_LEASE_SECONDS must be longer than INBOX_READ_TIMEOUT_SECONDS, "
+            "or a slow answer would look like a crashed worker"
+        )
+    if not 0 < settings.port < 65536:
+        raise SettingsError("INBOX_PORT must be between 1 and 65535")

@@ -1,0 +1,61 @@
+"""Builds the Flask application from collaborators made in app/."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Flask, Response, current_app, jsonify
+from sqlalchemy import text
+
+from backend.database import Database
+from backend.settings import Settings
+from backend.web.errors import error_response, install_error_handlers
+
+MAX_REQUEST_BYTES = 1024 * 1024
+MAX_WEBHOOK_BYTES = 3 * 1024 * 1024
+
+
+@dataclass
+class WebContext:
+    """What routes need: the database, the settings and any service objects added later."""
+
+    database: Database
+    settings: Settings
+    services: dict[str, Any] = field(default_factory=dict)
+
+
+def web_context() -> WebContext:
+    """The WebContext of the app serving the current request."""
+    context = current_app.extensions["inbox"]
+    assert isinstance(context, WebContext)
+    return context
+
+
+def create_app(database: Database, settings: Settings, **services: Any) -> Flask:
+    """A Flask app serving /healthz and every blueprint of the product."""
+    app = Flask("backend.web")
+    # The webhook route needs up to 3 MB; every other route checks the 1 MB limit itself.
+    app.config["MAX_CONTENT_LENGTH"] = MAX_WEBHOOK_BYTES
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.extensions["inbox"] = WebContext(database=database, settings=settings, services=services)
+    install_error_handlers(app)
+
+    @app.get("/healthz")
+    def healthz() -> Response:
+        try:
+            with web_context().database.reader() as session:
+                session.execute(text("SELECT 1"))
+        except Exception:  # the database is the one thing health depends on
+            current_app.logger.exception("health check: the database does not answer")
+            return error_response(503, "database_unavailable", "The database does not answer.")
+        return jsonify({"status": "ok"})
+
+    for register in _blueprint_registrars():
+        register(app)
+    return app
+
+
+def _blueprint_registrars() -> list[Any]:
+    """Functions that add each feature's routes; features append theirs here."""
+    return []

@@ -1,0 +1,1 @@
+"""Reproducible benchmarks that print figures; run each as `python -m bench.NAME`."""

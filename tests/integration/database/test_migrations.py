@@ -1,0 +1,43 @@
+"""Migrations: upgrade, downgrade, upgrade again, and no drift between models and migrations."""
+
+from __future__ import annotations
+
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import inspect
+
+from backend.database import create_database, upgrade_database
+from backend.database.migrate import current_revision, downgrade_database
+from backend.database.models import Base
+from tests.conftest import DatabaseMaker
+
+
+def test_upgrade_downgrade_upgrade_leaves_the_full_schema(database_maker: DatabaseMaker) -> None:
+    url = database_maker.new_empty_url()
+    database = create_database(url)
+    try:
+        upgrade_database(database)
+        assert current_revision(database) is not None
+        downgrade_database(database, "base")
+        tables = set(inspect(database.engine).get_table_names()) - {"alembic_version"}
+        assert tables == set()
+        upgrade_database(database)
+        tables = set(inspect(database.engine).get_table_names()) - {"alembic_version"}
+        assert tables == set(Base.metadata.tables)
+    finally:
+        database.dispose()
+        database_maker.drop(url)
+
+
+def test_models_and_migrations_do_not_differ(database_maker: DatabaseMaker) -> None:
+    url = database_maker.new_empty_url()
+    database = create_database(url)
+    try:
+        upgrade_database(database)
+        with database.engine.connect() as connection:
+            context = MigrationContext.configure(connection, opts={"compare_type": True})
+            differences = compare_metadata(context, Base.metadata)
+        assert differences == []
+    finally:
+        database.dispose()
+        database_maker.drop(url)

@@ -1,0 +1,138 @@
+"""The `inbox` command line: help for every subcommand, user tokens, serve and /healthz."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.cli import COMMANDS, build_parser
+
+SUBCOMMANDS = ["demo", "serve", "worker", "sandbox", "ui", "db", "user", "webhooks"]
+
+
+def run_inbox(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `python -m app ARGS` and capture its output."""
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+
+def isolated_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """An environment pointing the product at a private data folder."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INBOX_", "WHATSAPP_"))}
+    env["INBOX_DATA_DIR"] = str(tmp_path / "data")
+    env.update(extra)
+    return env
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_help_lists_every_subcommand() -> None:
+    result = run_inbox("--help")
+    assert result.returncode == 0
+    for name in SUBCOMMANDS:
+        assert name in result.stdout
+    assert len(COMMANDS) == len(SUBCOMMANDS)
+
+
+@pytest.mark.parametrize("name", SUBCOMMANDS)
+def test_each_subcommand_has_help(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        build_parser().parse_args([name, "--help"])
+    assert exit_info.value.code == 0
+    assert f"inbox {name}" in capsys.readouterr().out
+
+
+def test_user_add_prints_the_token_alone_on_the_last_line(tmp_path: Path) -> None:
+    env = isolated_env(tmp_path)
+    result = run_inbox("user", "add", "dana", "--role", "supervisor", env=env)
+    assert result.returncode == 0, result.stderr
+    token = result.stdout.strip().splitlines()[-1]
+    assert len(token) >= 32
+    assert " " not in token
+    again = run_inbox("user", "add", "dana", env=env)
+    assert again.returncode == 2
+    assert "already exists" in again.stderr
+    assert "Traceback" not in again.stderr
+
+
+def test_a_missing_secret_is_one_clear_line(tmp_path: Path) -> None:
+    result = run_inbox("serve", env=isolated_env(tmp_path))
+    assert result.returncode == 2
+    assert "WHATSAPP_APP_SECRET" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_serve_refuses_a_non_loopback_address_without_the_setting(tmp_path: Path) -> None:
+    env = isolated_env(
+        tmp_path,
+        WHATSAPP_APP_SECRET="s",
+        WHATSAPP_VERIFY_TOKEN="v",
+        WHATSAPP_TOKEN="t",
+        WHATSAPP_PHONE_NUMBER_ID="1",
+    )
+    result = run_inbox("serve", "--host", "0.0.0.0", env=env)
+    assert result.returncode == 2
+    assert "INBOX_ALLOW_REMOTE_BIND" in result.stderr
+
+
+def test_db_upgrade_creates_the_schema(tmp_path: Path) -> None:
+    env = isolated_env(tmp_path)
+    result = run_inbox("db", "upgrade", env=env)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "data" / "inbox.db").exists()
+    assert run_inbox("db", "current", env=env).stdout.strip() != "empty"
+
+
+def test_serve_answers_healthz_and_stops_on_sigterm(tmp_path: Path) -> None:
+    port = free_port()
+    env = isolated_env(
+        tmp_path,
+        WHATSAPP_APP_SECRET="secret",
+        WHATSAPP_VERIFY_TOKEN="verify",
+        WHATSAPP_TOKEN="token",
+        WHATSAPP_PHONE_NUMBER_ID="100000000000001",
+        WHATSAPP_GRAPH_URL="http://127.0.0.1:9/v23.0",
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        status = None
+        while time.monotonic() < deadline:
+            try:
+                status = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert status == 200
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=15) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=10)

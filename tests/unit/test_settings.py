@@ -1,0 +1,84 @@
+"""Settings: defaults, then the TOML file, then the environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from backend.settings import SettingsError, load_settings
+
+
+def test_defaults_put_a_sqlite_file_in_the_data_folder(tmp_path: Path) -> None:
+    settings = load_settings(environ={"INBOX_DATA_DIR": str(tmp_path)})
+    assert settings.data_dir == tmp_path
+    assert settings.database_url == f"sqlite:///{tmp_path / 'inbox.db'}"
+    assert settings.host == "127.0.0.1"
+    assert settings.port == 8080
+    assert settings.max_attempts == 10
+    assert settings.send_lease_seconds == 30
+    assert settings.messaging_tier is None
+
+
+def test_the_environment_beats_the_file_which_beats_defaults(tmp_path: Path) -> None:
+    (tmp_path / "inbox.toml").write_text(
+        'port = 9000\nhost = "127.0.0.2"\nwhatsapp_token = "from-file"\n', encoding="utf-8"
+    )
+    settings = load_settings(
+        environ={"INBOX_DATA_DIR": str(tmp_path), "INBOX_PORT": "9100"},
+    )
+    assert settings.port == 9100
+    assert settings.host == "127.0.0.2"
+    assert settings.whatsapp_token == "from-file"
+
+
+def test_an_explicit_config_file_is_read(tmp_path: Path) -> None:
+    config = tmp_path / "other.toml"
+    config.write_text(
+        'database_url = "postgresql+psycopg://postgres@127.0.0.1:5432/shop"\n'
+        '[purposes.table_ready]\nunknown_rule = "resend"\n'
+        "[purposes.one_time_code]\nurgent = true\n",
+        encoding="utf-8",
+    )
+    settings = load_settings(config, environ={"INBOX_DATA_DIR": str(tmp_path)})
+    assert settings.database_url.startswith("postgresql+psycopg://")
+    assert settings.rule_for("table_ready").unknown_rule == "resend"
+    assert settings.rule_for("one_time_code").urgent
+    assert settings.rule_for("anything_else").unknown_rule == "review"
+
+
+def test_a_missing_secret_names_its_variable(tmp_path: Path) -> None:
+    settings = load_settings(environ={"INBOX_DATA_DIR": str(tmp_path)})
+    with pytest.raises(SettingsError, match="WHATSAPP_APP_SECRET"):
+        settings.require("whatsapp_app_secret")
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        ("INBOX_PORT", "eighty", "INBOX_PORT must be a whole number"),
+        ("INBOX_SEND_RATE", "5000", "INBOX_SEND_RATE must be above 0 and at most 1000"),
+        ("INBOX_MESSAGING_TIER", "1000", "INBOX_MESSAGING_TIER must be one of"),
+        ("INBOX_SQLITE_SYNCHRONOUS", "OFF", "NORMAL or FULL"),
+        ("INBOX_QUIET_HOURS", "late", "21:00-08:00"),
+        ("INBOX_SEND_LEASE_SECONDS", "10", "longer than INBOX_READ_TIMEOUT_SECONDS"),
+    ],
+)
+def test_bad_values_are_refused_with_their_name(
+    tmp_path: Path, variable: str, value: str, message: str
+) -> None:
+    with pytest.raises(SettingsError, match=message):
+        load_settings(environ={"INBOX_DATA_DIR": str(tmp_path), variable: value})
+
+
+def test_tiers_and_unlimited(tmp_path: Path) -> None:
+    base = {"INBOX_DATA_DIR": str(tmp_path)}
+    assert load_settings(environ={**base, "INBOX_MESSAGING_TIER": "2000"}).messaging_tier == 2000
+    unlimited = load_settings(environ={**base, "INBOX_MESSAGING_TIER": "unlimited"})
+    assert unlimited.messaging_tier is None
+
+
+def test_unknown_keys_in_the_file_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "inbox.toml").write_text("prot = 1\n", encoding="utf-8")
+    with pytest.raises(SettingsError, match="unknown setting: prot"):
+        load_settings(environ={"INBOX_DATA_DIR": str(tmp_path)})
