@@ -79,12 +79,12 @@ class Contact(Base):
 
 
 class Conversation(Base):
-    """The thread between the business and one contact."""
+    """The thread between the business and one contact (one per contact)."""
 
     __tablename__ = "conversations"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    contact_id: Mapped[int] = mapped_column(ForeignKey("contacts.id"), index=True)
+    contact_id: Mapped[int] = mapped_column(ForeignKey("contacts.id"), unique=True)
     assignee_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), index=True)
     state: Mapped[str] = mapped_column(String(20), default="open")
     last_message_at: Mapped[datetime | None] = mapped_column(index=True)
@@ -254,6 +254,15 @@ class JournalEntry(Base):
     type: Mapped[str] = mapped_column(String(60))
     at: Mapped[datetime] = mapped_column(index=True)
     data: Mapped[dict[str, Any]]
+
+
+class Counter(Base):
+    """A named count kept since the database was created (dedupe rejections, duplicate webhooks...)."""
+
+    __tablename__ = "counters"
+
+    name: Mapped[str] = mapped_column(String(60), primary_key=True)
+    value: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
 class IdempotencyRecord(Base):

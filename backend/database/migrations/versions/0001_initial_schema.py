@@ -18,6 +18,12 @@ depends_on: str | Sequence[str] | None = None
 
 def upgrade() -> None:
     """Apply this revision."""
+    op.create_table(
+        "counters",
+        sa.Column("name", sa.String(length=60), nullable=False),
+        sa.Column("value", sa.BigInteger(), nullable=False),
+        sa.PrimaryKeyConstraint("name", name=op.f("pk_counters")),
+    )
 
     op.create_table(
         "contacts",
@@ -122,10 +128,10 @@ def upgrade() -> None:
             ["contact_id"], ["contacts.id"], name=op.f("fk_conversations_contact_id_contacts")
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_conversations")),
+        sa.UniqueConstraint("contact_id", name=op.f("uq_conversations_contact_id")),
     )
     with op.batch_alter_table("conversations", schema=None) as batch_op:
         batch_op.create_index(batch_op.f("ix_conversations_assignee_id"), ["assignee_id"], unique=False)
-        batch_op.create_index(batch_op.f("ix_conversations_contact_id"), ["contact_id"], unique=False)
         batch_op.create_index(
             batch_op.f("ix_conversations_last_message_at"), ["last_message_at"], unique=False
         )
@@ -349,7 +355,6 @@ def downgrade() -> None:
     op.drop_table("idempotency_records")
     with op.batch_alter_table("conversations", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_conversations_last_message_at"))
-        batch_op.drop_index(batch_op.f("ix_conversations_contact_id"))
         batch_op.drop_index(batch_op.f("ix_conversations_assignee_id"))
 
     op.drop_table("conversations")
@@ -374,3 +379,4 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f("ix_contacts_number"))
 
     op.drop_table("contacts")
+    op.drop_table("counters")

@@ -1,0 +1,46 @@
+"""Named counts since the database was created, bumped inside the caller's transaction."""
+
+from __future__ import annotations
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from backend.database.models import Counter
+
+DEDUPE_REJECTIONS = "dedupe_rejections"
+DUPLICATE_WEBHOOKS = "duplicate_webhooks"
+WEBHOOK_PARSE_FAILURES = "webhook_parse_failures"
+UNMATCHED_STATUSES = "unmatched_statuses"
+
+
+def bump(session: Session, name: str, amount: int = 1) -> None:
+    """Add `amount` to a counter, creating it on first use."""
+    result = session.execute(update(Counter).where(Counter.name == name).values(value=Counter.value + amount))
+    if result.rowcount == 0:  # type: ignore[attr-defined]
+        _insert_or_add(session, name, amount)
+
+
+def _insert_or_add(session: Session, name: str, amount: int) -> None:
+    if session.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        pg_statement = pg_insert(Counter).values(name=name, value=amount)
+        session.execute(
+            pg_statement.on_conflict_do_update(
+                index_elements=[Counter.name], set_={"value": Counter.value + amount}
+            )
+        )
+        return
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    sqlite_statement = sqlite_insert(Counter).values(name=name, value=amount)
+    session.execute(
+        sqlite_statement.on_conflict_do_update(
+            index_elements=[Counter.name], set_={"value": Counter.value + amount}
+        )
+    )
+
+
+def read(session: Session, name: str) -> int:
+    """The current value of a counter (0 if never bumped)."""
+    return int(session.scalar(select(Counter.value).where(Counter.name == name)) or 0)

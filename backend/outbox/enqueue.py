@@ -1,0 +1,136 @@
+"""Enqueue: one outbox row per business event; the unique dedupe key makes a second enqueue a no-op."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from backend import counters
+from backend.database.models import OutboxMessage
+from backend.database.upsert import insert_ignoring_conflicts
+from backend.domain import states
+from backend.domain.messages import (
+    KIND_TEMPLATE,
+    ButtonsRequest,
+    CheckedMessage,
+    MessageError,
+    TemplateRequest,
+    check_dedupe_key,
+    check_message,
+)
+from backend.domain.templates import TemplateCatalog
+from backend.inbox.contacts import contact_for_number, conversation_for
+from backend.journal import journal
+from backend.settings import Settings
+
+MAX_TRIGGER_REF_LENGTH = 255
+
+
+@dataclass(frozen=True)
+class MessageRequest:
+    """What a caller asks to send; exactly one of text, template or buttons."""
+
+    dedupe_key: str
+    to: str
+    purpose: str
+    text: str | None = None
+    template: TemplateRequest | None = None
+    buttons: ButtonsRequest | None = None
+    reply_to: str | None = None
+    trigger_ref: str | None = None
+    not_before: datetime | None = None
+    priority: int = 0
+    created_by: int | None = None
+    batch_id: int | None = None
+
+
+@dataclass(frozen=True)
+class EnqueueResult:
+    """The row for the key, and whether this call created it (False: the key existed)."""
+
+    message: OutboxMessage
+    created: bool
+
+
+def check_request(request: MessageRequest, templates: TemplateCatalog) -> CheckedMessage:
+    """Check a request without storing anything; raises MessageError."""
+    check_dedupe_key(request.dedupe_key)
+    if request.trigger_ref is not None and len(request.trigger_ref) > MAX_TRIGGER_REF_LENGTH:
+        raise MessageError(
+            "invalid_message", f"trigger_ref is longer than {MAX_TRIGGER_REF_LENGTH} characters"
+        )
+    if request.not_before is not None and request.not_before.tzinfo is None:
+        raise MessageError("invalid_message", "not_before must carry a time zone (use ...Z for UTC)")
+    return check_message(
+        to=request.to,
+        purpose=request.purpose,
+        templates=templates,
+        text=request.text,
+        template=request.template,
+        buttons=request.buttons,
+    )
+
+
+def enqueue(
+    session: Session,
+    request: MessageRequest,
+    *,
+    templates: TemplateCatalog,
+    settings: Settings,
+    now: datetime,
+) -> EnqueueResult:
+    """Store one outbox row for the request, or find the existing row of its dedupe key.
+
+    The unique index on dedupe_key decides; there is no check-then-insert. A duplicate is
+    counted as a dedupe rejection and changes nothing.
+    """
+    checked = check_request(request, templates)
+    contact = contact_for_number(session, checked.to_number, now)
+    conversation = conversation_for(session, contact, now)
+    rule = settings.rule_for(request.purpose)
+    statement = insert_ignoring_conflicts(
+        session,
+        OutboxMessage,
+        ["dedupe_key"],
+        dedupe_key=request.dedupe_key,
+        to_number=checked.to_number,
+        purpose=request.purpose,
+        priority=request.priority,
+        trigger_ref=request.trigger_ref,
+        kind=checked.kind,
+        payload=checked.payload,
+        state=states.QUEUED,
+        attempts=0,
+        not_before=request.not_before or now,
+        business_initiated=checked.kind == KIND_TEMPLATE and request.reply_to is None,
+        urgent=rule.urgent,
+        reply_to=request.reply_to,
+        created_by=request.created_by,
+        batch_id=request.batch_id,
+        conversation_id=conversation.id,
+        created_at=now,
+        updated_at=now,
+    ).returning(OutboxMessage.id)
+    inserted_id = session.execute(statement).scalar_one_or_none()
+    if inserted_id is None:
+        counters.bump(session, counters.DEDUPE_REJECTIONS)
+        existing = session.scalars(
+            select(OutboxMessage).where(OutboxMessage.dedupe_key == request.dedupe_key)
+        ).one()
+        return EnqueueResult(existing, created=False)
+    message = session.get_one(OutboxMessage, inserted_id)
+    journal(
+        session,
+        "message.queued",
+        {
+            "key": message.dedupe_key,
+            "conversation_id": conversation.id,
+            "purpose": message.purpose,
+            "state": message.state,
+        },
+        now,
+    )
+    return EnqueueResult(message, created=True)
