@@ -1,0 +1,1 @@
+"""Qt item models that adapt API resources for views, fetching pages incrementally."""

@@ -1,0 +1,254 @@
+"""One conversation's thread as a tree: our messages in time order, each reply under what it answers."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, Qt, Signal
+
+from ui.api.client import ApiClient, ApiError
+from ui.api.resources import InboundMessage, OutboundMessage, Page, ThreadItem
+from ui.models.paged import AnyIndex, ItemRole
+from ui.runner import BackgroundRunner
+
+PAGE_SIZE = 200
+# internalId 0 marks a top-level row; a reply stores its parent's row + 1.
+_TOP_LEVEL = 0
+
+
+def _load_thread(
+    generation: int, api: ApiClient, conversation_id: int, cursor: str | None
+) -> tuple[int, int, Page[ThreadItem]]:
+    """Runs on a worker thread: one page of a thread, tagged with who asked."""
+    return generation, conversation_id, api.thread(conversation_id, cursor=cursor, limit=PAGE_SIZE)
+
+
+def describe(item: ThreadItem) -> str:
+    """One line for screen readers: who wrote what, and its state."""
+    if isinstance(item, OutboundMessage):
+        return f"Sent: {item.body or item.purpose or ''} ({item.state})"
+    if item.choice:
+        return f"Customer chose: {item.choice}"
+    attributed = "" if item.attributed else " (not linked to a message)"
+    return f"Customer: {item.text or item.type}{attributed}"
+
+
+class ThreadModel(QAbstractItemModel):
+    """The thread of the selected conversation; replies are children of the message they answer."""
+
+    # The first page of the selected conversation arrived.
+    loaded = Signal()
+    # The thread could not be loaded; the text says why.
+    load_failed = Signal(str)
+
+    def __init__(
+        self,
+        api: ApiClient | None,
+        runner: BackgroundRunner | None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._api = api
+        self._runner = runner
+        self._items: list[ThreadItem] = []
+        self._rows_by_key: dict[str, int] = {}
+        self._conversation_id: int | None = None
+        self._next_cursor: str | None = None
+        self._loading = False
+        self._generation = 0
+
+    @property
+    def conversation_id(self) -> int | None:
+        """The conversation shown, if any."""
+        return self._conversation_id
+
+    @property
+    def items(self) -> list[ThreadItem]:
+        """Top-level entries loaded so far."""
+        return self._items
+
+    def outbound_messages(self) -> list[OutboundMessage]:
+        """Our messages loaded so far, oldest first."""
+        return [item for item in self._items if isinstance(item, OutboundMessage)]
+
+    # -- loading ------------------------------------------------------------------------------
+    def show_conversation(self, conversation_id: int | None) -> None:
+        """Switch to another conversation (None clears the pane)."""
+        self._generation += 1
+        self.beginResetModel()
+        self._items = []
+        self._rows_by_key = {}
+        self._conversation_id = conversation_id
+        self._next_cursor = None
+        self._loading = False
+        self.endResetModel()
+        if conversation_id is not None:
+            self._request(None, self._on_page)
+
+    def refresh(self) -> None:
+        """Load the thread again and swap it in when it arrives."""
+        if self._conversation_id is None or self._loading:
+            return
+        self._generation += 1
+        self._request(None, self._on_refreshed)
+
+    def show_page(self, conversation_id: int, page: Page[ThreadItem]) -> None:
+        """Show a page already at hand (tests and benchmarks)."""
+        self._generation += 1
+        self._conversation_id = conversation_id
+        self._replace(page)
+
+    def _request(self, cursor: str | None, on_done: Any) -> None:
+        if self._api is None or self._runner is None or self._conversation_id is None:
+            return
+        self._loading = True
+        call = partial(_load_thread, self._generation, self._api, self._conversation_id, cursor)
+        self._runner.submit(call, on_done, self._on_failed)
+
+    def _on_page(self, tagged: tuple[int, int, Page[ThreadItem]]) -> None:
+        generation, _conversation_id, page = tagged
+        if generation != self._generation:
+            return
+        self._loading = False
+        first = not self._items
+        self._next_cursor = page.next_cursor
+        fresh = [item for item in page.items if self._key(item) not in self._rows_by_key]
+        if fresh:
+            start = len(self._items)
+            self.beginInsertRows(QModelIndex(), start, start + len(fresh) - 1)
+            for item in fresh:
+                self._rows_by_key[self._key(item)] = len(self._items)
+                self._items.append(item)
+            self.endInsertRows()
+        if first:
+            self.loaded.emit()
+
+    def _on_refreshed(self, tagged: tuple[int, int, Page[ThreadItem]]) -> None:
+        generation, _conversation_id, page = tagged
+        if generation != self._generation:
+            return
+        self._replace(page)
+
+    def _replace(self, page: Page[ThreadItem]) -> None:
+        self._loading = False
+        self.beginResetModel()
+        self._items = list(page.items)
+        self._rows_by_key = {self._key(item): row for row, item in enumerate(self._items)}
+        self._next_cursor = page.next_cursor
+        self.endResetModel()
+        self.loaded.emit()
+
+    def _on_failed(self, error: Exception) -> None:
+        self._loading = False
+        self.load_failed.emit(error.message if isinstance(error, ApiError) else str(error))
+
+    @staticmethod
+    def _key(item: ThreadItem) -> str:
+        return item.key if isinstance(item, OutboundMessage) else f"in:{item.wamid}"
+
+    # -- live changes -------------------------------------------------------------------------
+    def update_state(self, key: str, state: str) -> bool:
+        """Show a message's new state in place; False when it is not loaded here."""
+        row = self._rows_by_key.get(key)
+        if row is None:
+            return False
+        item = self._items[row]
+        assert isinstance(item, OutboundMessage)
+        self._items[row] = replace(item, state=state)
+        index = self.index(row, 0)
+        self.dataChanged.emit(index, index)
+        return True
+
+    def index_of_key(self, key: str) -> QModelIndex:
+        """The index of one of our messages, or an invalid index."""
+        row = self._rows_by_key.get(key)
+        return self.index(row, 0) if row is not None else QModelIndex()
+
+    def index_of_inbound(self, wamid: str) -> QModelIndex:
+        """The index of a customer's message wherever it sits, or an invalid index."""
+        row = self._rows_by_key.get(f"in:{wamid}")
+        if row is not None:
+            return self.index(row, 0)
+        for parent_row, item in enumerate(self._items):
+            if isinstance(item, OutboundMessage):
+                for child_row, reply in enumerate(item.replies):
+                    if reply.wamid == wamid:
+                        return self.index(child_row, 0, self.index(parent_row, 0))
+        return QModelIndex()
+
+    # -- Qt's model interface -----------------------------------------------------------------
+    def index(self, row: int, column: int, parent: AnyIndex = QModelIndex()) -> QModelIndex:  # noqa: B008
+        """Top-level rows carry id 0; replies carry their parent's row + 1."""
+        if column != 0 or row < 0:
+            return QModelIndex()
+        if not parent.isValid():
+            return self.createIndex(row, 0, _TOP_LEVEL) if row < len(self._items) else QModelIndex()
+        if parent.internalId() != _TOP_LEVEL or parent.row() >= len(self._items):
+            return QModelIndex()
+        owner = self._items[parent.row()]
+        if isinstance(owner, OutboundMessage) and row < len(owner.replies):
+            return self.createIndex(row, 0, parent.row() + 1)
+        return QModelIndex()
+
+    def parent(self, child: AnyIndex = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
+        """A reply's parent is the message it answers; top-level rows have none."""
+        if not child.isValid() or child.internalId() == _TOP_LEVEL:
+            return QModelIndex()
+        return self.createIndex(child.internalId() - 1, 0, _TOP_LEVEL)
+
+    def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
+        """Top-level entries, or the replies of one of our messages."""
+        if not parent.isValid():
+            return len(self._items)
+        if parent.internalId() != _TOP_LEVEL or parent.column() != 0:
+            return 0
+        owner = self._items[parent.row()] if parent.row() < len(self._items) else None
+        return len(owner.replies) if isinstance(owner, OutboundMessage) else 0
+
+    def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
+        """One column; the delegate draws each message."""
+        return 1
+
+    def hasChildren(self, parent: AnyIndex = QModelIndex()) -> bool:  # noqa: B008
+        """Only our messages with replies have children."""
+        return self.rowCount(parent) > 0
+
+    def item(self, index: AnyIndex) -> ThreadItem | None:
+        """The message at an index."""
+        if not index.isValid():
+            return None
+        if index.internalId() == _TOP_LEVEL:
+            return self._items[index.row()] if index.row() < len(self._items) else None
+        owner = self._items[index.internalId() - 1]
+        if isinstance(owner, OutboundMessage) and index.row() < len(owner.replies):
+            return owner.replies[index.row()]
+        return None
+
+    def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """The message (ItemRole) or a one-line description of it."""
+        item = self.item(index)
+        if item is None:
+            return None
+        if role == ItemRole:
+            return item
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return describe(item)
+        return None
+
+    def canFetchMore(self, parent: AnyIndex) -> bool:
+        """Whether more of the thread can be loaded now."""
+        return not parent.isValid() and self._next_cursor is not None and not self._loading
+
+    def fetchMore(self, parent: AnyIndex) -> None:
+        """Load the next page of the thread."""
+        if self.canFetchMore(parent):
+            self._request(self._next_cursor, self._on_page)
+
+
+def unattributed(item: ThreadItem | None) -> InboundMessage | None:
+    """The customer's message if it is waiting to be linked, else None."""
+    if isinstance(item, InboundMessage) and not item.attributed:
+        return item
+    return None

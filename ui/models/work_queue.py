@@ -1,0 +1,49 @@
+"""Unattributed replies waiting for a person to link them or mark them a new topic."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from functools import partial
+
+from PySide6.QtCore import QObject
+
+from ui.api.client import ApiClient
+from ui.api.resources import Page, WorkItem
+from ui.models.paged import PagedListModel
+from ui.runner import BackgroundRunner
+
+PAGE_SIZE = 100
+
+
+class WorkQueueModel(PagedListModel[WorkItem]):
+    """The work queue, oldest first as the API lists it."""
+
+    def __init__(
+        self,
+        api: ApiClient | None,
+        runner: BackgroundRunner | None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(runner, parent)
+        self._api = api
+
+    def item_key(self, item: WorkItem) -> Hashable:
+        """Replies are keyed by wamid."""
+        return item.wamid
+
+    def display_text(self, item: WorkItem) -> str:
+        """Who wrote what."""
+        return f"{item.sender or 'customer'}: {item.text or '(no text)'}"
+
+    def start(self) -> None:
+        """Load the first page."""
+        if self._api is not None:
+            self.set_loader(partial(_work_queue_page, self._api))
+
+    def count_text(self) -> str:
+        """The count for the tab title: '12', or '100+' when more pages exist."""
+        return f"{len(self.items)}+" if self.has_more else str(len(self.items))
+
+
+def _work_queue_page(api: ApiClient, cursor: str | None) -> Page[WorkItem]:
+    return api.work_queue(cursor=cursor, limit=PAGE_SIZE)

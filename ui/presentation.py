@@ -1,0 +1,122 @@
+"""How things read on screen: window countdowns, status marks and plain-language send errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from ui.api.resources import SendError
+
+URGENT_WINDOW = timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class WindowText:
+    """The countdown of a customer-service window as shown, and whether it needs attention."""
+
+    text: str
+    is_open: bool
+    urgent: bool
+
+
+def window_text(closes_at: datetime | None, now: datetime) -> WindowText:
+    """'3 h 12 m left', '45 m left' (urgent under an hour) or 'closed'."""
+    if closes_at is None or closes_at <= now:
+        return WindowText("closed", is_open=False, urgent=False)
+    remaining = closes_at - now
+    minutes = int(remaining.total_seconds() // 60)
+    hours, minutes = divmod(minutes, 60)
+    text = f"{hours} h {minutes} m left" if hours else f"{minutes} m left"
+    return WindowText(text, is_open=True, urgent=remaining < URGENT_WINDOW)
+
+
+@dataclass(frozen=True)
+class StatusMark:
+    """A delivery status as a short mark, a colour name and a tooltip."""
+
+    mark: str
+    colour: str
+    label: str
+
+
+_STATUS_MARKS = {
+    "queued": StatusMark("🕓", "#6b7280", "queued"),
+    "sending": StatusMark("↗", "#6b7280", "sending"),
+    "accepted": StatusMark("✓", "#6b7280", "accepted by WhatsApp"),
+    "sent": StatusMark("✓", "#6b7280", "sent"),
+    "delivered": StatusMark("✓✓", "#6b7280", "delivered"),
+    "read": StatusMark("✓✓", "#0ea5e9", "read"),
+    "failed": StatusMark("✕", "#dc2626", "failed"),
+    "unknown": StatusMark("⚠", "#d97706", "unknown: it may or may not have reached the customer"),
+    "held": StatusMark("⏸", "#d97706", "held: the customer's window is closed"),
+    "cancelled": StatusMark("⊘", "#6b7280", "cancelled"),
+}
+
+
+def status_mark(state: str) -> StatusMark:
+    """The mark for an outbox state."""
+    return _STATUS_MARKS.get(state, StatusMark("?", "#6b7280", state))
+
+
+# What a send error means for the person reading it, keyed by Meta's error code.
+_PLAIN_ERRORS = {
+    0: "WhatsApp did not accept our access token. Someone needs to renew it.",
+    190: "WhatsApp access token expired. Someone needs to renew it.",
+    4: "Too many requests to WhatsApp; it will be tried again later.",
+    80007: "Too many requests to WhatsApp; it will be tried again later.",
+    130429: "Sending too fast for WhatsApp; it will be tried again shortly.",
+    130472: "Not sent: this customer is part of a WhatsApp experiment.",
+    131000: "WhatsApp had an unexpected problem sending it.",
+    131016: "WhatsApp was briefly unavailable.",
+    131021: "The customer's number is our own number.",
+    131026: "The customer cannot receive it: not on WhatsApp, an old app, or they blocked us.",
+    131030: "This number is not on the test allow-list of our WhatsApp account.",
+    131031: "Our WhatsApp account is locked.",
+    131042: "A billing problem with our WhatsApp account.",
+    131047: "More than 24 hours since the customer last wrote: only a template can be sent.",
+    131048: "WhatsApp is limiting us because earlier messages were reported as spam.",
+    131049: "WhatsApp held it back to limit marketing to this customer; try again tomorrow.",
+    131050: "The customer turned off marketing messages from us.",
+    131051: "WhatsApp does not support this kind of message.",
+    131053: "The attached media could not be uploaded.",
+    131056: "Too many messages to this customer in a short time; it will be tried again.",
+    132000: "The template got the wrong number of values.",
+    132001: "The template does not exist in this language or is not approved.",
+    132015: "The template is paused for low quality.",
+    132016: "The template is disabled.",
+    133010: "Our phone number is not registered with WhatsApp.",
+    368: "Our WhatsApp account is temporarily blocked for a policy violation.",
+}
+
+
+def plain_error(error: SendError | None) -> str:
+    """A send error in words a support agent understands, with Meta's code for reference."""
+    if error is None:
+        return ""
+    meaning = _PLAIN_ERRORS.get(error.code or -1)
+    if meaning is None:
+        meaning = error.details or error.title or "WhatsApp refused the message."
+    return f"{meaning} (code {error.code})" if error.code is not None else meaning
+
+
+def short_time(moment: datetime | None, now: datetime) -> str:
+    """A compact time for list rows: HH:MM today, else the date."""
+    if moment is None:
+        return ""
+    local = moment.astimezone()
+    if local.date() == now.astimezone().date():
+        return local.strftime("%H:%M")
+    return local.strftime("%d %b")
+
+
+def age_text(seconds: float | None) -> str:
+    """'12 s', '5 m', '3 h' or '2 d'."""
+    if seconds is None:
+        return ""
+    if seconds < 60:
+        return f"{int(seconds)} s"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} m"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)} h"
+    return f"{int(seconds // 86400)} d"

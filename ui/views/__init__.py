@@ -1,0 +1,1 @@
+"""Widgets of the desktop client: main window, panes, tabs, dialogs and delegates."""
