@@ -111,8 +111,8 @@ class OutboxMessage(Base):
 
     __tablename__ = "outbox_messages"
     __table_args__ = (
-        # Keeps the claim query flat as the backlog grows: due rows in (not_before, id) order.
-        Index("ix_outbox_messages_due", "state", "not_before", "id"),
+        # Keeps the claim query flat as the backlog grows: per priority, due rows in (not_before, id) order.
+        Index("ix_outbox_messages_due", "state", "priority", "not_before", "id"),
         Index("ix_outbox_messages_lease", "state", "lease_expires_at"),
         Index("ix_outbox_messages_recipient_sent", "to_number", "sent_at"),
     )
@@ -131,6 +131,8 @@ class OutboxMessage(Base):
     wamid: Mapped[str | None] = mapped_column(String(255), unique=True)
     not_before: Mapped[datetime]
     lease_expires_at: Mapped[datetime | None]
+    # The moment of the latest claim's send; counts customers reached for the messaging tier.
+    last_attempt_at: Mapped[datetime | None] = mapped_column(index=True)
     claimed_by: Mapped[str | None] = mapped_column(String(100))
     last_error_code: Mapped[int | None]
     last_error_title: Mapped[str | None] = mapped_column(String(255))

@@ -172,6 +172,7 @@ def upgrade() -> None:
         sa.Column("wamid", sa.String(length=255), nullable=True),
         sa.Column("not_before", sa.DateTime(timezone=True), nullable=False),
         sa.Column("lease_expires_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("last_attempt_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("claimed_by", sa.String(length=100), nullable=True),
         sa.Column("last_error_code", sa.Integer(), nullable=True),
         sa.Column("last_error_title", sa.String(length=255), nullable=True),
@@ -210,7 +211,12 @@ def upgrade() -> None:
         batch_op.create_index(
             batch_op.f("ix_outbox_messages_conversation_id"), ["conversation_id"], unique=False
         )
-        batch_op.create_index("ix_outbox_messages_due", ["state", "not_before", "id"], unique=False)
+        batch_op.create_index(
+            "ix_outbox_messages_due", ["state", "priority", "not_before", "id"], unique=False
+        )
+        batch_op.create_index(
+            batch_op.f("ix_outbox_messages_last_attempt_at"), ["last_attempt_at"], unique=False
+        )
         batch_op.create_index("ix_outbox_messages_lease", ["state", "lease_expires_at"], unique=False)
         batch_op.create_index("ix_outbox_messages_recipient_sent", ["to_number", "sent_at"], unique=False)
 
@@ -344,6 +350,7 @@ def downgrade() -> None:
     with op.batch_alter_table("outbox_messages", schema=None) as batch_op:
         batch_op.drop_index("ix_outbox_messages_recipient_sent")
         batch_op.drop_index("ix_outbox_messages_lease")
+        batch_op.drop_index(batch_op.f("ix_outbox_messages_last_attempt_at"))
         batch_op.drop_index("ix_outbox_messages_due")
         batch_op.drop_index(batch_op.f("ix_outbox_messages_conversation_id"))
         batch_op.drop_index(batch_op.f("ix_outbox_messages_batch_id"))
