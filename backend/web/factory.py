@@ -58,4 +58,7 @@ def create_app(database: Database, settings: Settings, **services: Any) -> Flask
 
 def _blueprint_registrars() -> list[Any]:
     """Functions that add each feature's routes; features append theirs here."""
-    return []
+    from backend.web.api import register_api
+    from backend.webhooks.receiver import register_webhooks
+
+    return [register_api, register_webhooks]

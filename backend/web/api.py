@@ -1,0 +1,37 @@
+"""Registers the whole HTTP API on an app: /v1 routes, /metrics, the 1 MB body limit, OpenAPI."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask, Response, jsonify, request
+
+from backend.web import conversations_api, events_api, messages_api, metrics_api, supervisor_api
+from backend.web.common import require_token
+from backend.web.errors import ApiError
+from backend.web.factory import MAX_REQUEST_BYTES
+from backend.web.openapi import openapi_document
+
+# Only the webhook receiver accepts bodies above 1 MB (Meta batches up to 3 MB).
+_LARGE_BODY_PREFIX = "/webhooks/"
+
+openapi_blueprint = Blueprint("openapi", __name__, url_prefix="/v1")
+openapi_blueprint.before_request(require_token)
+
+
+@openapi_blueprint.get("/openapi.json")
+def get_openapi() -> Response:
+    """The OpenAPI 3.1 document of this API."""
+    return jsonify(openapi_document())
+
+
+def _refuse_large_bodies() -> None:
+    length = request.content_length
+    if length is not None and length > MAX_REQUEST_BYTES and not request.path.startswith(_LARGE_BODY_PREFIX):
+        raise ApiError(413, "payload_too_large", "Request bodies are limited to 1 MB.")
+
+
+def register_api(app: Flask) -> None:
+    """Add every API route and the body-size limit."""
+    app.before_request(_refuse_large_bodies)
+    for module in (messages_api, supervisor_api, events_api, conversations_api, metrics_api):
+        module.register(app)
+    app.register_blueprint(openapi_blueprint)

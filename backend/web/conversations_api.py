@@ -1,0 +1,227 @@
+"""Conversations, threads, assignment, replies, and the work queue of unattributed inbound messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Flask, Response, jsonify, request
+from sqlalchemy import select, update
+
+from backend.database.models import Contact, Conversation, InboundMessage, User
+from backend.inbox import queries
+from backend.journal import journal
+from backend.web import idempotency
+from backend.web.common import (
+    caller,
+    decode_cursor,
+    encode_cursor,
+    json_object,
+    now,
+    page_limit,
+    query_choice,
+    require_token,
+    templates,
+)
+from backend.web.errors import ApiError
+from backend.web.factory import web_context
+from backend.web.messages_api import enqueue_answer, message_request
+
+MAX_SEARCH_LENGTH = 200
+REPLY_PURPOSE = "reply"
+
+blueprint = Blueprint("conversations", __name__, url_prefix="/v1")
+blueprint.before_request(require_token)
+
+
+def _page(name: str, page: queries.Page, offset: int) -> Response:
+    next_cursor = encode_cursor({"o": offset + len(page.items)}) if page.has_more else None
+    return jsonify({name: page.items, "next_cursor": next_cursor})
+
+
+def _offset() -> int:
+    position = decode_cursor(("o",))
+    return 0 if position is None else int(position["o"])
+
+
+@blueprint.get("/conversations")
+def list_conversations() -> Response:
+    """Conversations by view (mine, unassigned, all), window (open, closed) and search text."""
+    view = query_choice("view", queries.VIEWS, "all")
+    window = query_choice("window", queries.WINDOWS, None)
+    search = request.args.get("q") or None
+    if search is not None and len(search) > MAX_SEARCH_LENGTH:
+        raise ApiError(400, "invalid_parameter", f"q is limited to {MAX_SEARCH_LENGTH} characters.")
+    limit, offset = page_limit(), _offset()
+    assert view is not None
+    with web_context().database.reader() as session:
+        page = queries.list_conversations(
+            session,
+            view=view,
+            user_id=caller().id,
+            window=window,
+            search=search,
+            now=now(),
+            limit=limit,
+            offset=offset,
+        )
+    return _page("conversations", page, offset)
+
+
+def _conversation_or_404(conversation_id: int) -> dict[str, Any]:
+    with web_context().database.reader() as session:
+        detail = queries.conversation_detail(session, conversation_id, now())
+    if detail is None:
+        raise ApiError(404, "not_found", "There is no conversation with this id.")
+    return detail
+
+
+@blueprint.get("/conversations/<int:conversation_id>")
+def get_conversation(conversation_id: int) -> Response:
+    """One conversation: contact, assignee, window."""
+    return jsonify(_conversation_or_404(conversation_id))
+
+
+@blueprint.get("/conversations/<int:conversation_id>/thread")
+def get_thread(conversation_id: int) -> Response:
+    """The conversation's messages in time order, replies nested under the message they answer."""
+    _conversation_or_404(conversation_id)
+    limit, offset = page_limit(), _offset()
+    with web_context().database.reader() as session:
+        page = queries.thread(session, conversation_id, limit=limit, offset=offset, catalog=templates())
+    return _page("messages", page, offset)
+
+
+@blueprint.post("/conversations/<int:conversation_id>/assign")
+def assign(conversation_id: int) -> Response:
+    """Assign the conversation to a user by name, or unassign it with null."""
+    body = json_object()
+    if "user" not in body:
+        raise ApiError(400, "invalid_assignment", 'Give {"user": name} or {"user": null}.')
+    name = body["user"]
+    if name is not None and not isinstance(name, str):
+        raise ApiError(400, "invalid_assignment", "user must be a user name or null.")
+    moment = now()
+    with web_context().database.transaction() as session:
+        if session.get(Conversation, conversation_id) is None:
+            raise ApiError(404, "not_found", "There is no conversation with this id.")
+        assignee_id = None
+        if name is not None:
+            assignee_id = session.scalar(select(User.id).where(User.name == name, User.disabled.is_(False)))
+            if assignee_id is None:
+                raise ApiError(400, "unknown_user", f"There is no enabled user named {name!r}.")
+        session.execute(
+            update(Conversation).where(Conversation.id == conversation_id).values(assignee_id=assignee_id)
+        )
+        journal(
+            session, "conversation.assigned", {"conversation_id": conversation_id, "assignee": name}, moment
+        )
+    return jsonify(_conversation_or_404(conversation_id))
+
+
+@blueprint.post("/conversations/<int:conversation_id>/read")
+def mark_read(conversation_id: int) -> Response:
+    """Mark the conversation as read (unread back to 0)."""
+    with web_context().database.transaction() as session:
+        result = session.execute(
+            update(Conversation).where(Conversation.id == conversation_id).values(unread_count=0)
+        )
+        if result.rowcount == 0:  # type: ignore[attr-defined]
+            raise ApiError(404, "not_found", "There is no conversation with this id.")
+    return jsonify(_conversation_or_404(conversation_id))
+
+
+@blueprint.post("/conversations/<int:conversation_id>/reply")
+def reply(conversation_id: int) -> Response:
+    """Reply in the conversation: text while the window is open, a template at any time."""
+    user = caller()
+    key = idempotency.check_key(request.headers.get("Idempotency-Key"))
+    body = json_object()
+    moment = now()
+    with web_context().database.reader() as session:
+        found = session.execute(
+            select(Conversation, Contact)
+            .join(Contact, Contact.id == Conversation.contact_id)
+            .where(Conversation.id == conversation_id)
+        ).first()
+        if found is None:
+            raise ApiError(404, "not_found", "There is no conversation with this id.")
+        contact = found[1]
+        latest_inbound = session.scalar(
+            select(InboundMessage.wamid)
+            .where(InboundMessage.conversation_id == conversation_id)
+            .order_by(InboundMessage.received_at.desc(), InboundMessage.id.desc())
+            .limit(1)
+        )
+    if not contact.number:
+        raise ApiError(409, "no_recipient", "This contact has no phone number to reply to.")
+    body_for_request = dict(body)
+    if body_for_request.get("reply_to") is None and latest_inbound is not None:
+        body_for_request["reply_to"] = latest_inbound
+    request_ = message_request(
+        body_for_request, key=key, created_by=user.id, default_purpose=REPLY_PURPOSE, to=contact.number
+    )
+    window_open = contact.window_closes_at is not None and contact.window_closes_at > moment
+    # Text and buttons need the customer service window; only a template may reopen a conversation.
+    if request_.template is None and not window_open:
+        raise ApiError(
+            409,
+            "window_closed",
+            "The 24-hour customer service window is closed: send an approved template instead.",
+        )
+    return idempotency.run_once(
+        web_context().database,
+        user_id=user.id,
+        key=key,
+        method="POST",
+        path=request.path,
+        body=body,
+        now=moment,
+        action=lambda session: enqueue_answer(session, request_),
+    )
+
+
+@blueprint.get("/work-queue")
+def get_work_queue() -> Response:
+    """Inbound messages not yet attributed to a message or a new topic, oldest first."""
+    limit, offset = page_limit(), _offset()
+    with web_context().database.reader() as session:
+        page = queries.work_queue(session, limit=limit, offset=offset)
+    return _page("items", page, offset)
+
+
+@blueprint.post("/inbound/<path:wamid>/attribute")
+def attribute(wamid: str) -> Response:
+    """File an inbound message under one of our messages, or as a new topic."""
+    try:
+        from backend.inbox.attribution import (  # type: ignore[import-not-found, unused-ignore]
+            AttributionError,
+            attribute_inbound,
+        )
+    except ImportError:
+        raise ApiError(503, "not_available", "Attribution is not available in this build.") from None
+
+    user = caller()
+    body = json_object()
+    message_key = body.get("message_key")
+    new_topic = body.get("new_topic", False)
+    if message_key is not None and not isinstance(message_key, str):
+        raise ApiError(400, "invalid_attribution", "message_key must be a string.")
+    if not isinstance(new_topic, bool):
+        raise ApiError(400, "invalid_attribution", "new_topic must be true or false.")
+    if (message_key is None) == (not new_topic):
+        raise ApiError(400, "invalid_attribution", "Give exactly one of message_key or new_topic: true.")
+    try:
+        with web_context().database.transaction() as session:
+            inbound = attribute_inbound(
+                session, wamid, message_key=message_key, new_topic=new_topic, user_id=user.id, now=now()
+            )
+            answer = queries.inbound_resource(inbound)
+    except AttributionError as error:
+        status = 404 if error.code == "not_found" else 400
+        raise ApiError(status, error.code, getattr(error, "message", str(error))) from None
+    return jsonify(answer)
+
+
+def register(app: Flask) -> None:
+    """Add the conversation and work-queue routes."""
+    app.register_blueprint(blueprint)

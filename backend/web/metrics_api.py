@@ -1,0 +1,135 @@
+"""Metrics as JSON (/v1/metrics) and Prometheus text (/metrics), and the template list."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+from typing import Any
+
+from flask import Blueprint, Flask, Response, jsonify
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from backend import counters
+from backend.database.models import InboundMessage, OutboxMessage
+from backend.domain import states
+from backend.inbox.queries import UNATTRIBUTED
+from backend.web.common import now, require_token, templates
+from backend.web.factory import web_context
+
+SENDING_TOO_LONG = timedelta(minutes=1)
+GAP_PERIOD = timedelta(hours=1)
+
+blueprint = Blueprint("metrics", __name__, url_prefix="/v1")
+blueprint.before_request(require_token)
+public = Blueprint("public_metrics", __name__)
+
+
+def percentile(sorted_values: list[float], fraction: float) -> float | None:
+    """The nearest-rank percentile of sorted values, or None when there are none."""
+    if not sorted_values:
+        return None
+    rank = max(1, math.ceil(fraction * len(sorted_values)))
+    return sorted_values[rank - 1]
+
+
+def collect(session: Session, moment: datetime) -> dict[str, Any]:
+    """The five measures and the queue depth by state."""
+    sending_over = session.scalar(
+        select(func.count())
+        .select_from(OutboxMessage)
+        .where(OutboxMessage.state == states.SENDING, OutboxMessage.updated_at < moment - SENDING_TOO_LONG)
+    )
+    unattributed = session.scalar(
+        select(func.count()).select_from(InboundMessage).where(InboundMessage.attribution == UNATTRIBUTED)
+    )
+    pairs = session.execute(
+        select(OutboxMessage.sent_at, OutboxMessage.delivered_at).where(
+            OutboxMessage.delivered_at >= moment - GAP_PERIOD,
+            OutboxMessage.sent_at.is_not(None),
+        )
+    ).all()
+    gaps = sorted(
+        max(0.0, (delivered - sent).total_seconds()) for sent, delivered in pairs if sent and delivered
+    )
+    depth = {state: 0 for state in states.ALL_STATES}
+    for state, count in session.execute(
+        select(OutboxMessage.state, func.count()).group_by(OutboxMessage.state)
+    ):
+        depth[state] = int(count)
+    return {
+        "sending_over_1m": int(sending_over or 0),
+        "dedupe_rejections": counters.read(session, counters.DEDUPE_REJECTIONS),
+        "duplicate_webhooks": counters.read(session, counters.DUPLICATE_WEBHOOKS),
+        "unattributed_inbound": int(unattributed or 0),
+        "sent_to_delivered_seconds": {"p50": percentile(gaps, 0.5), "p95": percentile(gaps, 0.95)},
+        "queue_depth": depth,
+        "webhook_parse_failures": counters.read(session, counters.WEBHOOK_PARSE_FAILURES),
+    }
+
+
+_HELP = {
+    "sending_over_1m": ("gauge", "Outbox messages in state sending for more than one minute."),
+    "dedupe_rejections": ("counter", "Enqueues refused because the dedupe key already existed."),
+    "duplicate_webhooks": ("counter", "Webhook events received again and ignored."),
+    "unattributed_inbound": ("gauge", "Inbound messages waiting in the work queue."),
+    "webhook_parse_failures": ("counter", "Webhook bodies that could not be parsed."),
+}
+
+
+def prometheus_text(measures: dict[str, Any]) -> str:
+    """The measures in the Prometheus text exposition format."""
+    lines: list[str] = []
+    for name, (kind, text) in _HELP.items():
+        lines += [f"# HELP {name} {text}", f"# TYPE {name} {kind}", f"{name} {measures[name]}"]
+    lines += [
+        "# HELP sent_to_delivered_seconds Seconds from sent to delivered over the last hour.",
+        "# TYPE sent_to_delivered_seconds summary",
+    ]
+    for label, key in (("0.5", "p50"), ("0.95", "p95")):
+        value = measures["sent_to_delivered_seconds"][key]
+        lines.append(f'sent_to_delivered_seconds{{quantile="{label}"}} {"NaN" if value is None else value}')
+    lines += ["# HELP queue_depth Outbox messages by state.", "# TYPE queue_depth gauge"]
+    for state, count in measures["queue_depth"].items():
+        lines.append(f'queue_depth{{state="{state}"}} {count}')
+    return "\n".join(lines) + "\n"
+
+
+def _measures() -> dict[str, Any]:
+    with web_context().database.reader() as session:
+        return collect(session, now())
+
+
+@blueprint.get("/metrics")
+def get_metrics() -> Response:
+    """The measures as JSON."""
+    return jsonify(_measures())
+
+
+@public.get("/metrics")
+def get_prometheus_metrics() -> Response:
+    """The measures for Prometheus (no token, like /healthz)."""
+    return Response(prometheus_text(_measures()), content_type="text/plain; version=0.0.4; charset=utf-8")
+
+
+@blueprint.get("/templates")
+def get_templates() -> Response:
+    """The templates the business may send."""
+    listed = [
+        {
+            "name": template.name,
+            "language": template.language,
+            "body": template.body,
+            "parameters": list(template.parameters),
+            "parameter_count": template.parameter_count,
+            "buttons": list(template.buttons),
+        }
+        for template in templates()
+    ]
+    return jsonify({"templates": listed, "next_cursor": None})
+
+
+def register(app: Flask) -> None:
+    """Add the metrics and template routes."""
+    app.register_blueprint(blueprint)
+    app.register_blueprint(public)

@@ -1,0 +1,514 @@
+"""The OpenAPI 3.1 document of the HTTP API, served at /v1/openapi.json and checked against the routes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from backend.domain.states import ALL_STATES
+
+Schema = dict[str, Any]
+
+
+def _ref(name: str) -> Schema:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _nullable(schema: Schema) -> Schema:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+_TIME = {"type": "string", "format": "date-time"}
+_NULLABLE_TIME = _nullable(_TIME)
+_STRING = {"type": "string"}
+_NULLABLE_STRING = _nullable(_STRING)
+_INTEGER = {"type": "integer"}
+
+
+def _object(properties: dict[str, Schema], required: list[str] | None = None) -> Schema:
+    schema: Schema = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def _list(plural: str, item: Schema) -> Schema:
+    return _object(
+        {plural: {"type": "array", "items": item}, "next_cursor": _NULLABLE_STRING}, [plural, "next_cursor"]
+    )
+
+
+_ERROR_TEXT = {
+    400: "The request is malformed or refused by validation",
+    401: "Missing or wrong bearer token",
+    403: "The caller's role may not do this",
+    404: "Not found",
+    409: "Conflicts with the current state",
+    413: "The request body is larger than 1 MB",
+    422: "The Idempotency-Key was used for a different request",
+    503: "The database (or a needed part) is not available",
+}
+
+
+def _responses(success: dict[int, tuple[str, Schema]], errors: list[int], *, json: bool = True) -> Schema:
+    answers: Schema = {}
+    for status, (description, schema) in success.items():
+        media = "application/json" if json else "text/plain"
+        answers[str(status)] = {"description": description, "content": {media: {"schema": schema}}}
+    for status in errors:
+        answers[str(status)] = {
+            "description": _ERROR_TEXT[status],
+            "content": {"application/json": {"schema": _ref("Error")}},
+        }
+    return answers
+
+
+def _query(name: str, schema: Schema, description: str) -> Schema:
+    return {"name": name, "in": "query", "required": False, "schema": schema, "description": description}
+
+
+def _path(name: str, schema: Schema) -> Schema:
+    return {"name": name, "in": "path", "required": True, "schema": schema}
+
+
+_IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": True,
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+    "description": "Becomes the message's dedupe key; the first answer is replayed for the same body.",
+}
+_LIMIT = _query("limit", {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50}, "Page size.")
+_CURSOR = _query("cursor", _STRING, "The next_cursor of the previous page.")
+_PAGED = [_LIMIT, _CURSOR]
+
+
+def _body(schema: Schema) -> Schema:
+    return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+def _schemas() -> dict[str, Schema]:
+    template = _object(
+        {"name": _STRING, "language": _STRING, "parameters": {"type": "array", "items": _STRING}},
+        ["name", "language"],
+    )
+    buttons = _object(
+        {
+            "body": _STRING,
+            "buttons": {
+                "type": "array",
+                "items": _object({"id": _STRING, "title": _STRING}, ["id", "title"]),
+                "minItems": 1,
+                "maxItems": 3,
+            },
+        },
+        ["body", "buttons"],
+    )
+    message_fields: dict[str, Schema] = {
+        "to": {"type": "string", "description": "Phone number in international format."},
+        "purpose": {"type": "string", "pattern": "^[A-Za-z0-9_.\\-]{1,64}$"},
+        "trigger_ref": {"type": "string", "maxLength": 255},
+        "text": {"type": "string", "maxLength": 4096},
+        "template": template,
+        "buttons": buttons,
+        "reply_to": {"type": "string", "description": "wamid of the message this one answers."},
+        "not_before": _TIME,
+        "priority": _INTEGER,
+    }
+    message = _object(
+        {
+            "key": _STRING,
+            "to": _STRING,
+            "purpose": _STRING,
+            "state": {"type": "string", "enum": list(ALL_STATES)},
+            "wamid": _NULLABLE_STRING,
+            "attempts": _INTEGER,
+            "error": _nullable(
+                _object({"code": _nullable(_INTEGER), "title": _NULLABLE_STRING, "details": _NULLABLE_STRING})
+            ),
+            "created_at": _TIME,
+            "sent_at": _NULLABLE_TIME,
+            "delivered_at": _NULLABLE_TIME,
+            "read_at": _NULLABLE_TIME,
+            "failed_at": _NULLABLE_TIME,
+            "conversation_id": _nullable(_INTEGER),
+            "reply_to": _NULLABLE_STRING,
+            "hold_reason": _NULLABLE_STRING,
+        },
+        ["key", "to", "purpose", "state", "wamid", "attempts", "error", "created_at"],
+    )
+    inbound = _object(
+        {
+            "direction": {"const": "inbound"},
+            "wamid": _STRING,
+            "type": _STRING,
+            "text": _NULLABLE_STRING,
+            "choice": _NULLABLE_STRING,
+            "choice_title": _NULLABLE_STRING,
+            "context_id": _NULLABLE_STRING,
+            "attributed": {"type": "boolean"},
+            "attribution": _STRING,
+            "reaction": _NULLABLE_STRING,
+            "received_at": _TIME,
+        },
+        ["direction", "wamid", "type", "text", "choice", "context_id", "attributed", "received_at"],
+    )
+    outbound = {
+        "allOf": [
+            _ref("Message"),
+            _object(
+                {
+                    "direction": {"const": "outbound"},
+                    "kind": _STRING,
+                    "body": _STRING,
+                    "replies": {"type": "array", "items": _ref("InboundMessage")},
+                },
+                ["direction", "body", "replies"],
+            ),
+        ]
+    }
+    conversation = _object(
+        {
+            "id": _INTEGER,
+            "contact": _object(
+                {"wa_id": _NULLABLE_STRING, "number": _NULLABLE_STRING, "name": _NULLABLE_STRING},
+                ["wa_id", "number", "name"],
+            ),
+            "assignee": _NULLABLE_STRING,
+            "last_message_at": _NULLABLE_TIME,
+            "unread": _INTEGER,
+            "window_closes_at": _NULLABLE_TIME,
+            "window_open": {"type": "boolean"},
+        },
+        ["id", "contact", "assignee", "last_message_at", "unread", "window_closes_at"],
+    )
+    state_counts = _object({state: _INTEGER for state in ALL_STATES})
+    return {
+        "Error": _object(
+            {"error": _object({"code": _STRING, "message": _STRING}, ["code", "message"])}, ["error"]
+        ),
+        "MessageRequest": _object(message_fields, ["to", "purpose"]),
+        "BatchRequest": _object(
+            {
+                "client_ref": {"type": "string", "minLength": 1, "maxLength": 255},
+                "messages": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": 1000,
+                    "items": _object(
+                        {"key": {"type": "string", "maxLength": 255}, **message_fields}, ["key"]
+                    ),
+                },
+            },
+            ["client_ref", "messages"],
+        ),
+        "ReplyRequest": _object(
+            {
+                "text": message_fields["text"],
+                "template": template,
+                "buttons": buttons,
+                "purpose": message_fields["purpose"],
+                "reply_to": message_fields["reply_to"],
+            }
+        ),
+        "Message": message,
+        "InboundMessage": inbound,
+        "OutboundMessage": outbound,
+        "Conversation": conversation,
+        "Batch": _object(
+            {"batch_id": _INTEGER, "client_ref": _STRING, "queued": _INTEGER, "duplicates": _INTEGER},
+            ["batch_id", "client_ref", "queued", "duplicates"],
+        ),
+        "BatchProgress": _object(
+            {
+                "batch_id": _INTEGER,
+                "client_ref": _STRING,
+                "created_at": _TIME,
+                "queued": _INTEGER,
+                "duplicates": _INTEGER,
+                "total": _INTEGER,
+                "states": state_counts,
+            },
+            ["batch_id", "client_ref", "states"],
+        ),
+        "Event": _object(
+            {"seq": _INTEGER, "type": _STRING, "at": _TIME, "data": {"type": "object"}},
+            ["seq", "type", "at", "data"],
+        ),
+        "WorkItem": _object(
+            {
+                "wamid": _STRING,
+                "conversation_id": _INTEGER,
+                "from": _NULLABLE_STRING,
+                "text": _NULLABLE_STRING,
+                "received_at": _TIME,
+            },
+            ["wamid", "conversation_id", "from", "text", "received_at"],
+        ),
+        "SupervisorItem": {
+            "allOf": [
+                _ref("Message"),
+                _object(
+                    {
+                        "reason": _STRING,
+                        "age_seconds": {"type": "number"},
+                        "last_error": {},
+                        "evidence": {"type": "array", "items": {"type": "object"}},
+                    },
+                    ["reason", "age_seconds", "evidence"],
+                ),
+            ]
+        },
+        "Metrics": _object(
+            {
+                "sending_over_1m": _INTEGER,
+                "dedupe_rejections": _INTEGER,
+                "duplicate_webhooks": _INTEGER,
+                "unattributed_inbound": _INTEGER,
+                "sent_to_delivered_seconds": _object(
+                    {"p50": _nullable({"type": "number"}), "p95": _nullable({"type": "number"})},
+                    ["p50", "p95"],
+                ),
+                "queue_depth": state_counts,
+                "webhook_parse_failures": _INTEGER,
+            },
+            [
+                "sending_over_1m",
+                "dedupe_rejections",
+                "duplicate_webhooks",
+                "unattributed_inbound",
+                "sent_to_delivered_seconds",
+                "queue_depth",
+                "webhook_parse_failures",
+            ],
+        ),
+        "Template": _object(
+            {
+                "name": _STRING,
+                "language": _STRING,
+                "body": _STRING,
+                "parameters": {"type": "array", "items": _STRING},
+                "parameter_count": _INTEGER,
+                "buttons": {"type": "array", "items": _STRING},
+            },
+            ["name", "language", "body", "parameters"],
+        ),
+    }
+
+
+def _operation(summary: str, responses: Schema, **extra: Any) -> Schema:
+    operation: Schema = {"summary": summary, "responses": responses}
+    operation.update(extra)
+    return operation
+
+
+_KEY = _path("key", {"type": "string", "minLength": 1, "maxLength": 255})
+_ID = _path("id", {"type": "integer", "minimum": 1})
+
+
+def _paths() -> dict[str, Schema]:
+    conversation_list = _list("conversations", _ref("Conversation"))
+    thread = _list("messages", {"anyOf": [_ref("OutboundMessage"), _ref("InboundMessage")]})
+    public: Schema = {"security": []}
+    return {
+        "/healthz": {
+            "get": _operation(
+                "200 when the database answers",
+                _responses({200: ("Healthy", _object({"status": _STRING}))}, [503]),
+                **public,
+            )
+        },
+        "/metrics": {
+            "get": _operation(
+                "The metrics in Prometheus text format (no token)",
+                _responses({200: ("Prometheus text", _STRING)}, [], json=False),
+                **public,
+            )
+        },
+        "/webhooks/whatsapp": {
+            "get": _operation(
+                "Meta's subscription check (hub.mode, hub.verify_token, hub.challenge)",
+                {"200": {"description": "The challenge"}, "403": {"description": "Wrong verify token"}},
+                **public,
+            ),
+            "post": _operation(
+                "Signed webhook deliveries from Meta, stored raw before the 200",
+                {"200": {"description": "Stored"}, "401": {"description": "Bad signature"}},
+                **public,
+            ),
+        },
+        "/v1/messages": {
+            "post": _operation(
+                "Queue a message under an Idempotency-Key",
+                _responses(
+                    {202: ("Queued (or the first answer replayed)", _ref("Message"))},
+                    [400, 401, 409, 413, 422],
+                ),
+                parameters=[_IDEMPOTENCY_KEY],
+                requestBody=_body(_ref("MessageRequest")),
+            )
+        },
+        "/v1/messages/{key}": {
+            "get": _operation(
+                "One message by key",
+                _responses({200: ("The message", _ref("Message"))}, [401, 404]),
+                parameters=[_KEY],
+            )
+        },
+        "/v1/messages/{key}/resolve": {
+            "post": _operation(
+                "A supervisor's decision on an unknown, held or stuck message",
+                _responses(
+                    {200: ("The message after the decision", _ref("Message"))}, [400, 401, 403, 404, 409, 413]
+                ),
+                parameters=[_KEY],
+                requestBody=_body(
+                    _object(
+                        {"action": {"type": "string", "enum": ["mark_sent", "resend", "cancel"]}}, ["action"]
+                    )
+                ),
+            )
+        },
+        "/v1/messages/batch": {
+            "post": _operation(
+                "Queue up to 1,000 messages under one client_ref",
+                _responses(
+                    {202: ("The batch (or the existing one, replayed)", _ref("Batch"))}, [400, 401, 413]
+                ),
+                requestBody=_body(_ref("BatchRequest")),
+            )
+        },
+        "/v1/batches/{id}": {
+            "get": _operation(
+                "A batch's messages counted by state",
+                _responses({200: ("Progress", _ref("BatchProgress"))}, [401, 404]),
+                parameters=[_ID],
+            )
+        },
+        "/v1/events": {
+            "get": _operation(
+                "Journal entries after a seq; long-polls up to `wait` seconds",
+                _responses(
+                    {
+                        200: (
+                            "Events",
+                            _object(
+                                {"events": {"type": "array", "items": _ref("Event")}, "next": _INTEGER},
+                                ["events", "next"],
+                            ),
+                        )
+                    },
+                    [400, 401],
+                ),
+                parameters=[
+                    _query("after", {"type": "integer", "minimum": 0}, "The last seq seen."),
+                    _query("wait", {"type": "number", "minimum": 0, "maximum": 30}, "Seconds to wait."),
+                    _LIMIT,
+                ],
+            )
+        },
+        "/v1/conversations": {
+            "get": _operation(
+                "Conversations, most recent first",
+                _responses({200: ("Conversations", conversation_list)}, [400, 401]),
+                parameters=[
+                    _query("view", {"type": "string", "enum": ["mine", "unassigned", "all"]}, "Whose."),
+                    _query("window", {"type": "string", "enum": ["open", "closed"]}, "Service window."),
+                    _query("q", {"type": "string", "maxLength": 200}, "Matches name, number and wa_id."),
+                    *_PAGED,
+                ],
+            )
+        },
+        "/v1/conversations/{id}": {
+            "get": _operation(
+                "One conversation",
+                _responses({200: ("The conversation", _ref("Conversation"))}, [401, 404]),
+                parameters=[_ID],
+            )
+        },
+        "/v1/conversations/{id}/thread": {
+            "get": _operation(
+                "Messages in time order, replies nested under the message they answer",
+                _responses({200: ("The thread", thread)}, [400, 401, 404]),
+                parameters=[_ID, *_PAGED],
+            )
+        },
+        "/v1/conversations/{id}/assign": {
+            "post": _operation(
+                "Assign to a user by name, or null to unassign",
+                _responses({200: ("The conversation", _ref("Conversation"))}, [400, 401, 404, 413]),
+                parameters=[_ID],
+                requestBody=_body(_object({"user": _NULLABLE_STRING}, ["user"])),
+            )
+        },
+        "/v1/conversations/{id}/read": {
+            "post": _operation(
+                "Mark the conversation read",
+                _responses({200: ("The conversation", _ref("Conversation"))}, [401, 404]),
+                parameters=[_ID],
+            )
+        },
+        "/v1/conversations/{id}/reply": {
+            "post": _operation(
+                "Reply: text while the window is open (else 409 window_closed), a template always",
+                _responses({202: ("Queued", _ref("Message"))}, [400, 401, 404, 409, 413, 422]),
+                parameters=[_ID, _IDEMPOTENCY_KEY],
+                requestBody=_body(_ref("ReplyRequest")),
+            )
+        },
+        "/v1/work-queue": {
+            "get": _operation(
+                "Inbound messages not attributed to any of our messages",
+                _responses({200: ("Items", _list("items", _ref("WorkItem")))}, [400, 401]),
+                parameters=_PAGED,
+            )
+        },
+        "/v1/inbound/{wamid}/attribute": {
+            "post": _operation(
+                "File an inbound message under one of our messages or as a new topic",
+                _responses({200: ("The inbound message", _ref("InboundMessage"))}, [400, 401, 404, 413, 503]),
+                parameters=[_path("wamid", {"type": "string", "minLength": 1})],
+                requestBody=_body(_object({"message_key": _STRING, "new_topic": {"type": "boolean"}})),
+            )
+        },
+        "/v1/supervisor/queue": {
+            "get": _operation(
+                "Unknown, held and stuck-sending messages with evidence (supervisors only)",
+                _responses({200: ("Items", _list("items", _ref("SupervisorItem")))}, [400, 401, 403]),
+                parameters=_PAGED,
+            )
+        },
+        "/v1/templates": {
+            "get": _operation(
+                "The templates the business may send",
+                _responses({200: ("Templates", _list("templates", _ref("Template")))}, [401]),
+            )
+        },
+        "/v1/metrics": {
+            "get": _operation(
+                "Delivery and queue measures", _responses({200: ("Metrics", _ref("Metrics"))}, [401])
+            )
+        },
+        "/v1/openapi.json": {
+            "get": _operation("This document", _responses({200: ("OpenAPI 3.1", {"type": "object"})}, [401]))
+        },
+    }
+
+
+def openapi_document() -> dict[str, Any]:
+    """The OpenAPI 3.1 document."""
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "WhatsApp shared inbox API",
+            "version": "1",
+            "description": "Sends each message once, never loses a reply. Errors are "
+            '{"error": {"code", "message"}}; times are ISO 8601 in UTC.',
+        },
+        "servers": [{"url": "http://127.0.0.1:8080"}],
+        "security": [{"bearer": []}],
+        "paths": _paths(),
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "schemas": _schemas(),
+        },
+    }
