@@ -1,0 +1,317 @@
+"""The webhook processor: stored bodies become events, each applied once with its key in one transaction."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session
+
+from backend import counters
+from backend.clock import Clock, utc_now
+from backend.database import Database
+from backend.database.models import ProcessedEvent, WebhookDelivery
+from backend.domain.templates import TemplateCatalog
+from backend.domain.webhook_events import (
+    InboundMessageEvent,
+    ParsedBody,
+    StatusEvent,
+    WebhookParseError,
+    parse_body,
+)
+from backend.inbox.auto_reply import AutoReply
+from backend.inbox.inbound import WindowOpenedHook, store_inbound
+from backend.journal import journal
+from backend.settings import Settings
+from backend.webhooks.statuses import apply_statuses
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BATCH_SIZE = 100
+IDLE_SECONDS = 0.2
+RETRY_AFTER_SECONDS = 2.0
+MAX_ERROR_LENGTH = 2000
+_KEY_CHUNK = 500
+
+
+@dataclass
+class ProcessingResult:
+    """What one step of the processor did."""
+
+    deliveries: int = 0
+    events: int = 0
+    applied: int = 0
+    duplicates: int = 0
+    unmatched_statuses: int = 0
+    parse_failures: int = 0
+    failed_deliveries: int = 0
+
+    def add(self, other: ProcessingResult) -> None:
+        """Sum another result into this one."""
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+@dataclass
+class _Delivery:
+    id: int
+    parsed: ParsedBody | None
+    problem: str | None
+
+
+def _parse(delivery_id: int, body: bytes) -> _Delivery:
+    try:
+        parsed = parse_body(body)
+    except WebhookParseError as error:
+        return _Delivery(delivery_id, None, str(error))
+    problem = "; ".join(parsed.problems) if parsed.problems else None
+    return _Delivery(delivery_id, parsed, problem)
+
+
+def _insert_new_keys(session: Session, keys: list[tuple[str, int]], now: datetime) -> set[str]:
+    """Insert event keys; the ones that already existed are not returned."""
+    new: set[str] = set()
+    dialect_insert = postgresql_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    # Sorted so concurrent processors take key locks in the same order (no deadlock on PostgreSQL).
+    ordered = sorted(keys)
+    for start in range(0, len(ordered), _KEY_CHUNK):
+        rows = [
+            {"event_key": key, "delivery_id": delivery_id, "processed_at": now}
+            for key, delivery_id in ordered[start : start + _KEY_CHUNK]
+        ]
+        statement = (
+            dialect_insert(ProcessedEvent)
+            .values(rows)
+            .on_conflict_do_nothing(index_elements=["event_key"])
+            .returning(ProcessedEvent.event_key)
+        )
+        new.update(session.scalars(statement))
+    return new
+
+
+def apply_deliveries(
+    session: Session,
+    deliveries: list[_Delivery],
+    now: datetime,
+    *,
+    on_window_opened: WindowOpenedHook | None = None,
+    replay: bool = False,
+) -> ProcessingResult:
+    """Apply every event of these parsed deliveries once; the caller commits (keys and effects together)."""
+    result = ProcessingResult(deliveries=len(deliveries))
+    seen: set[str] = set()
+    first_delivery: list[tuple[str, int]] = []
+    candidates: list[InboundMessageEvent | StatusEvent] = []
+    for delivery in deliveries:
+        if delivery.problem is not None:
+            result.parse_failures += 1
+        if delivery.parsed is None:
+            continue
+        events: list[InboundMessageEvent | StatusEvent] = [
+            *delivery.parsed.messages,
+            *delivery.parsed.statuses,
+        ]
+        for event in events:
+            result.events += 1
+            if event.key in seen:
+                result.duplicates += 1
+                continue
+            seen.add(event.key)
+            first_delivery.append((event.key, delivery.id))
+            candidates.append(event)
+    new_keys = _insert_new_keys(session, first_delivery, now) if first_delivery else set()
+    fresh = [event for event in candidates if event.key in new_keys]
+    result.duplicates += len(candidates) - len(fresh)
+    result.applied = len(fresh)
+
+    status_outcome = apply_statuses(session, [e for e in fresh if isinstance(e, StatusEvent)], now)
+    inbound_outcome = store_inbound(
+        session,
+        [e for e in fresh if isinstance(e, InboundMessageEvent)],
+        now,
+        on_window_opened=on_window_opened,
+    )
+    result.unmatched_statuses = status_outcome.unmatched
+
+    for delivery in deliveries:
+        session.execute(
+            update(WebhookDelivery)
+            .where(WebhookDelivery.id == delivery.id)
+            .values(processed_at=now, parse_error=_cut(delivery.problem))
+        )
+    # A replay repeats events and parse failures on purpose: they are not new deliveries from Meta.
+    if result.duplicates and not replay:
+        counters.bump(session, counters.DUPLICATE_WEBHOOKS, result.duplicates)
+    if result.unmatched_statuses:
+        counters.bump(session, counters.UNMATCHED_STATUSES, result.unmatched_statuses)
+    if result.parse_failures and not replay:
+        counters.bump(session, counters.WEBHOOK_PARSE_FAILURES, result.parse_failures)
+    # Journal last: on PostgreSQL it holds a lock until commit.
+    for event_type, data in status_outcome.journal + inbound_outcome.journal:
+        journal(session, event_type, data, now)
+    return result
+
+
+def _cut(text: str | None) -> str | None:
+    return text[:MAX_ERROR_LENGTH] if text is not None else None
+
+
+class WebhookProcessor:
+    """Worker turning stored webhook bodies into effects, a batch of bodies per transaction."""
+
+    name = "webhook-processor"
+
+    def __init__(
+        self,
+        database: Database,
+        settings: Settings,
+        *,
+        templates: TemplateCatalog | None = None,
+        clock: Clock = utc_now,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+    ) -> None:
+        self._database = database
+        self._clock = clock
+        self.batch_size = batch_size
+        self._on_window_opened: WindowOpenedHook | None = None
+        if settings.auto_reply_enabled:
+            if templates is None:
+                from backend.templates import load_templates
+
+                templates = load_templates(settings.templates_file)
+            self._on_window_opened = AutoReply(settings, templates)
+
+    def run_once(self) -> ProcessingResult:
+        """Process one batch of pending bodies (oldest first); an empty result when none wait."""
+        try:
+            return self._process_batch()
+        except OperationalError as error:
+            # Locked, gone or read-only: nothing is wrong with the bodies, so try again later.
+            log.warning("webhook processing paused, the database is unavailable: %s", error)
+            return ProcessingResult(failed_deliveries=1)
+        except Exception:
+            log.exception("a batch of webhook bodies failed; retrying them one by one")
+            return self._process_one_by_one()
+
+    def run(self, stop: threading.Event) -> None:
+        """Process until stop is set, resting briefly whenever nothing is pending."""
+        while not stop.is_set():
+            result = self.run_once()
+            if result.failed_deliveries:
+                stop.wait(RETRY_AFTER_SECONDS)
+            elif result.deliveries == 0:
+                stop.wait(IDLE_SECONDS)
+
+    def drain(self) -> ProcessingResult:
+        """Process until nothing is pending (tests, replay and benchmarks)."""
+        total = ProcessingResult()
+        while True:
+            result = self.run_once()
+            total.add(result)
+            if result.deliveries == 0 or result.failed_deliveries:
+                return total
+
+    def _pending_query(self, limit: int) -> Any:
+        query = (
+            select(WebhookDelivery.id, WebhookDelivery.body)
+            .where(WebhookDelivery.processed_at.is_(None))
+            .order_by(WebhookDelivery.id)
+            .limit(limit)
+        )
+        if not self._database.is_sqlite:
+            # Several worker processes share the pending bodies; each takes ones no other holds.
+            query = query.with_for_update(skip_locked=True)
+        return query
+
+    def _process_batch(self) -> ProcessingResult:
+        with self._database.transaction() as session:
+            rows = session.execute(self._pending_query(self.batch_size)).all()
+            if not rows:
+                return ProcessingResult()
+            deliveries = [_parse(row.id, bytes(row.body)) for row in rows]
+            return apply_deliveries(
+                session, deliveries, self._clock(), on_window_opened=self._on_window_opened
+            )
+
+    def _process_one_by_one(self) -> ProcessingResult:
+        """After a failed batch: apply each body alone, and set aside the ones that fail on their own."""
+        total = ProcessingResult()
+        with self._database.reader() as session:
+            ids = list(session.scalars(self._pending_ids_query()))
+        for delivery_id in ids:
+            try:
+                with self._database.transaction() as session:
+                    row = session.execute(
+                        select(WebhookDelivery.id, WebhookDelivery.body).where(
+                            WebhookDelivery.id == delivery_id, WebhookDelivery.processed_at.is_(None)
+                        )
+                    ).first()
+                    if row is None:
+                        continue
+                    delivery = _parse(row.id, bytes(row.body))
+                    total.add(
+                        apply_deliveries(
+                            session, [delivery], self._clock(), on_window_opened=self._on_window_opened
+                        )
+                    )
+            except OperationalError as error:
+                log.warning("webhook processing paused, the database is unavailable: %s", error)
+                total.failed_deliveries += 1
+                return total
+            except Exception as error:
+                log.exception("webhook body %s cannot be processed; set aside for replay", delivery_id)
+                self._set_aside(delivery_id, error)
+                total.failed_deliveries += 1
+        return total
+
+    def _pending_ids_query(self) -> Any:
+        return (
+            select(WebhookDelivery.id)
+            .where(WebhookDelivery.processed_at.is_(None))
+            .order_by(WebhookDelivery.id)
+            .limit(self.batch_size)
+        )
+
+    def _set_aside(self, delivery_id: int, error: Exception) -> None:
+        with self._database.transaction() as session:
+            session.execute(
+                update(WebhookDelivery)
+                .where(WebhookDelivery.id == delivery_id)
+                .values(processed_at=self._clock(), parse_error=_cut(f"processing failed: {error!r}"))
+            )
+            counters.bump(session, counters.WEBHOOK_PARSE_FAILURES)
+
+
+def replay_since(
+    database: Database,
+    since: datetime,
+    *,
+    clock: Clock = utc_now,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    on_window_opened: WindowOpenedHook | None = None,
+) -> ProcessingResult:
+    """Process again every body received since `since`; events already applied are skipped by their keys."""
+    total = ProcessingResult()
+    last_id = 0
+    while True:
+        with database.transaction() as session:
+            rows = session.execute(
+                select(WebhookDelivery.id, WebhookDelivery.body)
+                .where(WebhookDelivery.received_at >= since, WebhookDelivery.id > last_id)
+                .order_by(WebhookDelivery.id)
+                .limit(batch_size)
+            ).all()
+            if not rows:
+                return total
+            last_id = rows[-1].id
+            deliveries = [_parse(row.id, bytes(row.body)) for row in rows]
+            total.add(
+                apply_deliveries(session, deliveries, clock(), on_window_opened=on_window_opened, replay=True)
+            )

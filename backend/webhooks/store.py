@@ -1,0 +1,106 @@
+"""Durable storage of raw webhook bodies, committing concurrent requests together (group commit)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import insert
+
+from backend.clock import Clock, utc_now
+from backend.database import Database
+from backend.database.models import WebhookDelivery
+
+log = logging.getLogger(__name__)
+
+DEFAULT_STORE_TIMEOUT_SECONDS = 5.0
+MAX_BODIES_PER_COMMIT = 512
+# The writer thread ends after this long without work and starts again on the next body.
+WRITER_IDLE_SECONDS = 2.0
+
+
+@dataclass
+class _Ticket:
+    body: bytes
+    signature: str | None
+    received_at: datetime
+    done: threading.Event = field(default_factory=threading.Event)
+    stored: bool = False
+
+
+class DeliveryStore:
+    """Stores bodies exactly as received; `store` returns only once the body is committed (or failed).
+
+    One writer thread commits every body waiting at that moment in one transaction: on SQLite a
+    single writer avoids fighting over the write lock, and one commit covers many requests.
+    """
+
+    def __init__(
+        self,
+        database: Database,
+        *,
+        clock: Clock = utc_now,
+        timeout_seconds: float = DEFAULT_STORE_TIMEOUT_SECONDS,
+    ) -> None:
+        self._database = database
+        self._clock = clock
+        self.timeout_seconds = timeout_seconds
+        self._condition = threading.Condition()
+        self._pending: list[_Ticket] = []
+        self._writer: threading.Thread | None = None
+        self._closed = False
+
+    def store(self, body: bytes, signature: str | None) -> bool:
+        """Commit one body; True once it is durable, False if storing failed or took too long."""
+        ticket = _Ticket(body=body, signature=signature, received_at=self._clock())
+        with self._condition:
+            if self._closed:
+                return False
+            self._pending.append(ticket)
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._write_loop, name="webhook-store", daemon=True)
+                self._writer.start()
+            else:
+                self._condition.notify()
+        # A timed-out body may still commit later: stored without a 200 is safe (Meta retries, the
+        # event keys drop the copy); a 200 without a stored body is what must never happen.
+        if not ticket.done.wait(self.timeout_seconds):
+            log.warning("storing a webhook body took over %.1f s; answering 503", self.timeout_seconds)
+            return False
+        return ticket.stored
+
+    def close(self) -> None:
+        """Refuse new bodies; bodies already waiting are still written."""
+        with self._condition:
+            self._closed = True
+            self._condition.notify_all()
+
+    def _write_loop(self) -> None:
+        while True:
+            with self._condition:
+                if not self._pending:
+                    self._condition.wait(WRITER_IDLE_SECONDS)
+                if not self._pending:
+                    self._writer = None
+                    return
+                batch = self._pending[:MAX_BODIES_PER_COMMIT]
+                del self._pending[:MAX_BODIES_PER_COMMIT]
+            stored = self._write(batch)
+            for ticket in batch:
+                ticket.stored = stored
+                ticket.done.set()
+
+    def _write(self, batch: list[_Ticket]) -> bool:
+        rows = [
+            {"body": ticket.body, "signature": ticket.signature, "received_at": ticket.received_at}
+            for ticket in batch
+        ]
+        try:
+            with self._database.engine.begin() as connection:
+                connection.execute(insert(WebhookDelivery), rows)
+        except Exception:  # any storage failure becomes a 503 so Meta delivers again
+            log.exception("could not store %d webhook bodies", len(rows))
+            return False
+        return True

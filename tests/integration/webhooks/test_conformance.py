@@ -1,0 +1,123 @@
+"""Every recorded webhook body of the pywa corpus is accepted, stored, processed, and lands where it should."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+from sqlalchemy import func, select
+
+from backend import counters
+from backend.database import Database
+from backend.database.models import Contact, InboundMessage, OutboxMessage, StatusEvent, WebhookDelivery
+from backend.domain.states import state_after_status
+from backend.webhooks.processor import WebhookProcessor
+from tests.integration.webhooks.support import CONFORMANCE, add_outbox_row, encode, post_signed
+
+BODIES = [
+    pytest.param(document, id=f"{path.stem}/{name}")
+    for path in sorted(CONFORMANCE.glob("*.json"))
+    for name, document in json.loads(path.read_text(encoding="utf-8")).items()
+]
+
+
+def _values(document: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        change["value"]
+        for entry in document["entry"]
+        for change in entry["changes"]
+        if change.get("field") == "messages"
+    ]
+
+
+@pytest.mark.parametrize("document", BODIES)
+def test_a_recorded_body_lands_where_it_should(
+    document: dict[str, Any], database: Database, client: FlaskClient, processor: WebhookProcessor
+) -> None:
+    values = _values(document)
+    messages = [message for value in values for message in value.get("messages", [])]
+    statuses = [status for value in values for status in value.get("statuses", [])]
+    # Our own earlier messages: the ones replied to, reacted to, and the ones the statuses are about.
+    targets = {m["context"]["id"] for m in messages if "id" in m.get("context", {})}
+    targets |= {m["reaction"]["message_id"] for m in messages if m.get("type") == "reaction"}
+    targets |= {s["id"] for s in statuses if s["id"] != "<WHATSAPP_MESSAGE_ID>"}
+    rows = {
+        wamid: add_outbox_row(database, key=f"key-{index}", wamid=wamid)
+        for index, wamid in enumerate(sorted(targets))
+    }
+
+    response = post_signed(client, encode(document))
+    assert response.status_code == 200
+    result = processor.drain()
+    assert result.failed_deliveries == 0
+
+    with database.reader() as session:
+        delivery = session.scalars(select(WebhookDelivery)).one()
+        assert delivery.processed_at is not None
+        assert delivery.parse_error is None
+        assert counters.read(session, counters.WEBHOOK_PARSE_FAILURES) == 0
+        assert counters.read(session, counters.DUPLICATE_WEBHOOKS) == 0
+        stored = {row.wamid: row for row in session.scalars(select(InboundMessage))}
+        assert len(stored) == len({m["id"] for m in messages})
+        for message in messages:
+            _check_message(message, stored[message["id"]], rows, session)
+        state = "accepted"
+        for item in statuses:
+            state = state_after_status(state, item["status"])
+            evidence = session.scalars(select(StatusEvent).where(StatusEvent.wamid == item["id"])).one()
+            assert evidence.status == item["status"]
+            if item["id"] in rows:
+                row = session.get_one(OutboxMessage, rows[item["id"]])
+                assert evidence.message_id == row.id
+                assert row.state == state
+                if item.get("errors"):
+                    assert row.last_error_code == item["errors"][0]["code"]
+            else:
+                assert evidence.message_id is None
+                assert counters.read(session, counters.UNMATCHED_STATUSES) == 1
+        if not messages and not statuses:
+            assert session.scalar(select(func.count()).select_from(StatusEvent)) == 0
+
+
+def _check_message(message: dict[str, Any], row: InboundMessage, rows: dict[str, int], session: Any) -> None:
+    assert row.type == message["type"]
+    contact = session.get_one(Contact, row.contact_id)
+    assert contact.wa_id == message["from"]
+    kind = message["type"]
+    content = message.get(kind, {})
+    target = message.get("context", {}).get("id") or (
+        content.get("message_id") if kind == "reaction" else None
+    )
+    if target is not None:
+        assert row.reply_to_message_id == rows[target]
+        assert row.attribution == "attributed"
+    else:
+        assert row.reply_to_message_id is None
+        assert row.attribution == "unattributed"
+    if kind == "text":
+        assert row.text == content["body"]
+    if kind == "button":
+        assert (row.choice_kind, row.choice_id, row.choice_title) == (
+            "button",
+            content["payload"],
+            content["text"],
+        )
+    if kind == "interactive" and content.get("type") in {"button_reply", "list_reply"}:
+        reply = content[content["type"]]
+        assert (row.choice_kind, row.choice_id, row.choice_title) == (
+            content["type"],
+            reply["id"],
+            reply["title"],
+        )
+    if kind == "reaction":
+        assert row.reaction_target == content["message_id"]
+        assert row.reaction_emoji == (content.get("emoji") or None)
+    if kind in {"image", "video", "audio", "document", "sticker"}:
+        assert row.media_id == content["id"]
+        assert row.media_mime_type == content["mime_type"]
+        assert row.caption == content.get("caption")
+    if message.get("errors"):
+        assert row.errors is not None
+        assert row.errors[0]["code"] == message["errors"][0]["code"]
