@@ -192,14 +192,6 @@ def get_work_queue() -> Response:
 @blueprint.post("/inbound/<path:wamid>/attribute")
 def attribute(wamid: str) -> Response:
     """File an inbound message under one of our messages, or as a new topic."""
-    try:
-        from backend.inbox.attribution import (  # type: ignore[import-not-found, unused-ignore]
-            AttributionError,
-            attribute_inbound,
-        )
-    except ImportError:
-        raise ApiError(503, "not_available", "Attribution is not available in this build.") from None
-
     user = caller()
     body = json_object()
     message_key = body.get("message_key")
@@ -210,6 +202,13 @@ def attribute(wamid: str) -> Response:
         raise ApiError(400, "invalid_attribution", "new_topic must be true or false.")
     if (message_key is None) == (not new_topic):
         raise ApiError(400, "invalid_attribution", "Give exactly one of message_key or new_topic: true.")
+    try:
+        from backend.inbox.attribution import (  # type: ignore[import-not-found, unused-ignore]
+            AttributionError,
+            attribute_inbound,
+        )
+    except ImportError:
+        raise ApiError(503, "not_available", "Attribution is not available in this build.") from None
     try:
         with web_context().database.transaction() as session:
             inbound = attribute_inbound(

@@ -39,6 +39,11 @@ def get_queue() -> Response:
 @blueprint.post("/messages/<path:key>/resolve")
 def resolve(key: str) -> Response:
     """Record a supervisor's decision on a message that needs one."""
+    user = require_supervisor()
+    body = json_object()
+    action = body.get("action")
+    if action not in ACTIONS:
+        raise ApiError(400, "invalid_action", f"action must be one of {', '.join(ACTIONS)}.")
     try:
         from backend.outbox.resolution import (  # type: ignore[import-not-found, unused-ignore]
             ResolutionError,
@@ -48,12 +53,6 @@ def resolve(key: str) -> Response:
         raise ApiError(
             503, "not_available", "Supervisor decisions are not available in this build."
         ) from None
-
-    user = require_supervisor()
-    body = json_object()
-    action = body.get("action")
-    if action not in ACTIONS:
-        raise ApiError(400, "invalid_action", f"action must be one of {', '.join(ACTIONS)}.")
     try:
         with web_context().database.transaction() as session:
             row = resolve_by_supervisor(session, key, action, user.name, now())

@@ -1,0 +1,180 @@
+"""Conversations, threads, assignment, replies and the work queue."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import select
+
+from backend.database.models import InboundMessage, JournalEntry, OutboxMessage
+from tests.integration.web.conftest import Api, add_inbound
+
+TEMPLATE_REPLY = {"template": {"name": "we_miss_you", "language": "en", "parameters": ["Dana"]}}
+
+
+def _get(api: Api, path: str, token: str | None = None):  # type: ignore[no-untyped-def]
+    return api.client().get(path, headers=api.headers(token))
+
+
+def test_conversation_lists_filter_by_view_window_and_search(api: Api) -> None:
+    now = api.clock.now
+    first, _ = add_inbound(api.database, "+16505551234", "wamid.A", at=now - timedelta(hours=30), name="Dana")
+    second, _ = add_inbound(
+        api.database, "+447911123456", "wamid.B", at=now - timedelta(minutes=5), name="Eli"
+    )
+    assign = api.client().post(
+        f"/v1/conversations/{first}/assign", json={"user": "alice"}, headers=api.headers()
+    )
+    assert assign.status_code == 200
+    assert assign.get_json()["assignee"] == "alice"
+
+    def ids(query: str) -> list[int]:
+        response = _get(api, f"/v1/conversations{query}")
+        assert response.status_code == 200
+        return [c["id"] for c in response.get_json()["conversations"]]
+
+    assert ids("") == [second, first]  # most recent first
+    assert ids("?view=mine") == [first]
+    assert ids("?view=unassigned") == [second]
+    assert ids("?window=open") == [second]
+    assert ids("?window=closed") == [first]
+    assert ids("?q=dan") == [first]
+    assert ids("?q=7911") == [second]
+    assert ids("?q=%2B1%20650") == [first]
+    assert ids("?q=nobody") == []
+    listed = _get(api, "/v1/conversations").get_json()["conversations"][0]
+    assert listed["contact"] == {"wa_id": "447911123456", "number": "+447911123456", "name": "Eli"}
+    assert listed["unread"] == 1
+    assert listed["window_closes_at"] == "2026-11-30T08:55:00Z"
+    assert _get(api, "/v1/conversations?view=theirs").status_code == 400
+
+
+def test_lists_page_with_opaque_cursors(api: Api) -> None:
+    for index in range(5):
+        add_inbound(api.database, f"+1650555123{index}", f"wamid.{index}", at=api.clock.now)
+    seen: list[int] = []
+    cursor = ""
+    while True:
+        page = _get(api, f"/v1/conversations?limit=2{cursor}").get_json()
+        seen += [c["id"] for c in page["conversations"]]
+        if page["next_cursor"] is None:
+            break
+        cursor = f"&cursor={page['next_cursor']}"
+    assert sorted(seen) == sorted(set(seen)) and len(seen) == 5
+    for bad in ("limit=0", "limit=1001", "limit=x", "cursor=!!", "cursor=eyJvIjotMX0"):
+        response = _get(api, f"/v1/conversations?{bad}")
+        assert response.status_code == 400, bad
+
+
+def test_the_thread_nests_replies_under_their_message_and_keeps_the_rest_on_top(api: Api) -> None:
+    conversation, _ = add_inbound(api.database, "+16505551234", "wamid.first", at=api.clock.now)
+    api.clock.advance(60)
+    reply = api.client().post(
+        f"/v1/conversations/{conversation}/reply",
+        json={"text": "How can we help?"},
+        headers=api.headers(Idempotency_Key="reply-1"),
+    )
+    assert reply.status_code == 202
+    assert reply.get_json()["reply_to"] == "wamid.first"
+    with api.database.reader() as session:
+        outbound = session.scalars(select(OutboxMessage)).one()
+        assert outbound.conversation_id == conversation
+    add_inbound(
+        api.database,
+        "+16505551234",
+        "wamid.answer",
+        at=api.clock.now + timedelta(minutes=2),
+        attribution="attributed",
+        reply_to_message_id=outbound.id,
+        context_id="wamid.out",
+    )
+    add_inbound(api.database, "+16505551234", "wamid.later", at=api.clock.now + timedelta(minutes=3))
+    response = _get(api, f"/v1/conversations/{conversation}/thread")
+    assert response.status_code == 200
+    messages = response.get_json()["messages"]
+    assert [m["direction"] for m in messages] == ["inbound", "outbound", "inbound"]
+    assert messages[0]["wamid"] == "wamid.first"
+    assert messages[1]["body"] == "How can we help?"
+    assert [r["wamid"] for r in messages[1]["replies"]] == ["wamid.answer"]
+    assert messages[1]["replies"][0]["attributed"] is True
+    assert messages[2]["attributed"] is False
+    assert _get(api, "/v1/conversations/999/thread").status_code == 404
+    assert _get(api, "/v1/conversations/999").status_code == 404
+
+
+def test_text_replies_need_an_open_window_but_templates_always_go(api: Api) -> None:
+    conversation, _ = add_inbound(api.database, "+16505551234", "wamid.old", at=api.clock.now)
+    api.clock.advance(24 * 3600 + 1)
+    path = f"/v1/conversations/{conversation}/reply"
+    closed = api.client().post(path, json={"text": "hi"}, headers=api.headers(Idempotency_Key="r-1"))
+    assert closed.status_code == 409
+    error = closed.get_json()["error"]
+    assert error["code"] == "window_closed"
+    assert "template" in error["message"]
+    sent = api.client().post(path, json=TEMPLATE_REPLY, headers=api.headers(Idempotency_Key="r-1"))
+    assert sent.status_code == 202
+    replayed = api.client().post(path, json=TEMPLATE_REPLY, headers=api.headers(Idempotency_Key="r-1"))
+    assert replayed.data == sent.data and replayed.headers["Idempotent-Replayed"] == "true"
+    missing_key = api.client().post(path, json=TEMPLATE_REPLY, headers=api.headers())
+    assert missing_key.status_code == 400
+    assert missing_key.get_json()["error"]["code"] == "idempotency_key_invalid"
+    nowhere = api.client().post(
+        "/v1/conversations/999/reply", json=TEMPLATE_REPLY, headers=api.headers(Idempotency_Key="r-2")
+    )
+    assert nowhere.status_code == 404
+
+
+def test_assignment_is_journaled_and_refuses_unknown_users(api: Api) -> None:
+    conversation, _ = add_inbound(api.database, "+16505551234", "wamid.A", at=api.clock.now)
+    path = f"/v1/conversations/{conversation}/assign"
+    assert api.client().post(path, json={"user": "nobody"}, headers=api.headers()).status_code == 400
+    assert api.client().post(path, json={}, headers=api.headers()).status_code == 400
+    assert api.client().post(path, json={"user": None}, headers=api.headers()).status_code == 200
+    assert (
+        api.client()
+        .post("/v1/conversations/999/assign", json={"user": None}, headers=api.headers())
+        .status_code
+        == 404
+    )
+    with api.database.reader() as session:
+        entry = session.scalars(
+            select(JournalEntry).where(JournalEntry.type == "conversation.assigned")
+        ).one()
+        assert entry.data == {"conversation_id": conversation, "assignee": None}
+
+
+def test_marking_read_clears_unread(api: Api) -> None:
+    conversation, _ = add_inbound(api.database, "+16505551234", "wamid.A", at=api.clock.now)
+    response = api.client().post(f"/v1/conversations/{conversation}/read", headers=api.headers())
+    assert response.status_code == 200
+    assert response.get_json()["unread"] == 0
+
+
+def test_the_work_queue_lists_unattributed_inbound_oldest_first(api: Api) -> None:
+    add_inbound(
+        api.database, "+447911123456", "wamid.2", at=api.clock.now + timedelta(seconds=5), text="second"
+    )
+    conversation, _ = add_inbound(api.database, "+16505551234", "wamid.1", at=api.clock.now, text="first")
+    add_inbound(api.database, "+16505551234", "wamid.3", at=api.clock.now, attribution="attributed")
+    response = _get(api, "/v1/work-queue")
+    assert response.status_code == 200
+    items = response.get_json()["items"]
+    assert [i["wamid"] for i in items] == ["wamid.1", "wamid.2"]
+    assert items[0] == {
+        **items[0],
+        "conversation_id": conversation,
+        "from": "+16505551234",
+        "text": "first",
+        "received_at": "2026-11-29T09:00:00Z",
+    }
+    assert response.get_json()["next_cursor"] is None
+
+
+def test_attribution_input_is_checked_before_anything_is_filed(api: Api) -> None:
+    add_inbound(api.database, "+16505551234", "wamid.1", at=api.clock.now)
+    for body in ({}, {"message_key": "k", "new_topic": True}, {"new_topic": "yes"}, {"message_key": 5}):
+        response = api.client().post("/v1/inbound/wamid.1/attribute", json=body, headers=api.headers())
+        assert response.status_code == 400, body
+        assert response.get_json()["error"]["code"] == "invalid_attribution"
+    with api.database.reader() as session:
+        assert session.scalars(select(InboundMessage)).one().attribution == "unattributed"
