@@ -1,0 +1,190 @@
+"""Simulated customers: they write first, read what they get, and answer in the ways real people do."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import hashlib
+import random
+import struct
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from backend.domain.phone import InvalidNumberError, normalize_number
+from backend.sandbox.graph import SendRequest
+
+NAMES: Final = (
+    "Ana Souza",
+    "José Ramos",
+    "Mei Chen",
+    "Olivia Brown",
+    "Noah Müller",
+    "Zoë Martin",
+    "Liam O'Brien",
+    "Aarav Shah",
+    "Fatima Zahra",
+    "Lucas Dubois",
+    "Søren Lund",
+    "Chloé Bernard",
+)
+OPENERS: Final = (
+    "Hi! Is my order on its way?",
+    "Do you open on Sundays?",
+    "Hello, I'd like to change my delivery address.",
+    "Can I return an item I bought last week?",
+    "Is the blue one back in stock?",
+    "Thanks for the quick help yesterday!",
+    "¿Hacen envíos internacionales?",
+)
+ANSWERS: Final = (
+    "Thanks!",
+    "Great, thank you 🙏",
+    "Can you tell me more?",
+    "That works for me.",
+    "Sorry, what do you mean?",
+    "Perfect, see you then.",
+)
+REACTIONS: Final = ("👍", "❤️", "😂", "🙏")
+
+
+def _tiny_png() -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\x00\xff\x80\x00\x00\x80\xff" + b"\x00\x00\x80\xff\xff\x80\x00")
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+
+
+IMAGE_BYTES: Final = _tiny_png()
+IMAGE_SHA256: Final = base64.b64encode(hashlib.sha256(IMAGE_BYTES).digest()).decode()
+
+
+def name_for(wa_id: str) -> str:
+    """A stable profile name for a customer number."""
+    return NAMES[int(hashlib.sha1(wa_id.encode()).hexdigest(), 16) % len(NAMES)]
+
+
+def customer_numbers(count: int) -> list[str]:
+    """`count` valid, distinct E.164 numbers for simulated customers."""
+    numbers: list[str] = []
+    candidate = 0
+    while len(numbers) < count:
+        raw = f"+1650555{1000 + candidate % 9000:04d}" if candidate < 9000 else f"+4479111{candidate:05d}"
+        candidate += 1
+        try:
+            numbers.append(normalize_number(raw))
+        except InvalidNumberError:
+            continue
+    return numbers
+
+
+# (from E.164, message fields without from/id/timestamp, context wamid or None) -> the new wamid
+SendInbound = Callable[[str, dict[str, Any], str | None], str]
+
+
+@dataclass
+class CustomerSettings:
+    """How chatty the simulated customers are."""
+
+    count: int = 0
+    reply_rate: float = 0.7
+    think_seconds: float = 2.0
+    interval_seconds: float = 30.0
+
+
+class SimulatedCustomers:
+    """Drives customer behaviour on the sandbox's event loop."""
+
+    def __init__(
+        self,
+        settings: CustomerSettings,
+        send_inbound: SendInbound,
+        rng: random.Random,
+        new_media_id: Callable[[], str],
+    ) -> None:
+        self.settings = settings
+        self.numbers = customer_numbers(settings.count)
+        self._send_inbound = send_inbound
+        self._rng = rng
+        self._new_media_id = new_media_id
+        self._task: asyncio.Task[None] | None = None
+        self._timers: set[asyncio.TimerHandle] = set()
+
+    @property
+    def enabled(self) -> bool:
+        """Only with --customers N."""
+        return self.settings.count > 0
+
+    def start(self) -> None:
+        """Begin writing first, now and then."""
+        if self.enabled:
+            self._task = asyncio.get_running_loop().create_task(self._write_first(), name="sandbox-customers")
+
+    async def stop(self) -> None:
+        """Stop all customer activity."""
+        for timer in self._timers:
+            timer.cancel()
+        self._timers.clear()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _write_first(self) -> None:
+        mean_gap = max(0.05, self.settings.interval_seconds / max(1, len(self.numbers)))
+        while True:
+            await asyncio.sleep(self._rng.expovariate(1.0 / mean_gap))
+            number = self._rng.choice(self.numbers)
+            self._send_inbound(number, {"type": "text", "text": {"body": self._rng.choice(OPENERS)}}, None)
+
+    def message_read(self, request: SendRequest, wamid: str, read_after: float) -> None:
+        """The customer read our message `read_after` seconds from now; maybe they answer."""
+        if not self.enabled or self._rng.random() >= self.settings.reply_rate:
+            return
+        delay = read_after + self.settings.think_seconds * self._rng.uniform(0.5, 1.5)
+        loop = asyncio.get_running_loop()
+        if len(self._timers) > 1000:
+            now = loop.time()
+            self._timers = {timer for timer in self._timers if timer.when() > now}
+        self._timers.add(loop.call_later(delay, self._answer, request, wamid))
+
+    def _answer(self, request: SendRequest, wamid: str) -> None:
+        rng = self._rng
+        content = request.content
+        if request.message_type == "template" and request.template_buttons and rng.random() < 0.7:
+            index = rng.randrange(len(request.template_buttons))
+            text = request.template_buttons[index]
+            button = {"payload": request.button_payloads.get(index, text), "text": text}
+            self._send_inbound(request.e164, {"type": "button", "button": button}, wamid)
+            return
+        if request.message_type == "interactive" and content.get("type") == "button":
+            choice = rng.choice(content["action"]["buttons"])["reply"]
+            reply = {"type": "button_reply", "button_reply": {"id": choice["id"], "title": choice["title"]}}
+            self._send_inbound(request.e164, {"type": "interactive", "interactive": reply}, wamid)
+            return
+        if request.message_type == "interactive" and content.get("type") == "list":
+            rows = [row for section in content["action"]["sections"] for row in section["rows"]]
+            row = rng.choice(rows)
+            picked: dict[str, Any] = {"id": row["id"], "title": row["title"]}
+            if row.get("description"):
+                picked["description"] = row["description"]
+            reply = {"type": "list_reply", "list_reply": picked}
+            self._send_inbound(request.e164, {"type": "interactive", "interactive": reply}, wamid)
+            return
+        roll = rng.random()
+        if roll < 0.35:
+            self._send_inbound(request.e164, {"type": "text", "text": {"body": rng.choice(ANSWERS)}}, wamid)
+        elif roll < 0.7:
+            self._send_inbound(request.e164, {"type": "text", "text": {"body": rng.choice(ANSWERS)}}, None)
+        elif roll < 0.85:
+            image = {"mime_type": "image/png", "sha256": IMAGE_SHA256, "id": self._new_media_id()}
+            if rng.random() < 0.5:
+                image["caption"] = "Here's a photo"
+            self._send_inbound(request.e164, {"type": "image", "image": image}, None)
+        else:
+            reaction = {"message_id": wamid, "emoji": rng.choice(REACTIONS)}
+            self._send_inbound(request.e164, {"type": "reaction", "reaction": reaction}, None)
