@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import httpx
 from flask import Flask
 
+from backend.clock import Clock, utc_now
 from backend.database import Database
+from backend.outbox.sender import OutboxSender
+from backend.outbox.workers import OutboxSweeper
 from backend.settings import Settings
 from backend.web import create_app
 
@@ -52,13 +57,41 @@ class Service:
     def stop(self, timeout: float = 10.0) -> None:
         """Ask every worker to stop and wait for them, at most `timeout` seconds in all."""
         self.stop_event.set()
+        deadline = time.monotonic() + timeout
         for thread in self._threads:
-            thread.join(timeout)
+            thread.join(max(0.0, deadline - time.monotonic()))
         self.database.dispose()
 
 
-def build_service(settings: Settings, database: Database, *, serve_http: bool = True) -> Service:
+GraphTransport = httpx.BaseTransport | httpx.AsyncBaseTransport
+
+
+def build_workers(
+    settings: Settings,
+    database: Database,
+    *,
+    graph_transport: GraphTransport | None = None,
+    clock: Clock = utc_now,
+) -> list[Worker]:
+    """Every background worker, for `inbox serve` (threads beside the HTTP server) and `inbox worker`.
+
+    Each part of the backend adds its workers here, one block each.
+    """
+    workers: list[Worker] = []
+    # Outbox: the sender (graph_transport None = real network) and its sweeps.
+    workers.append(OutboxSender(database, settings, transport=graph_transport, clock=clock))
+    workers.append(OutboxSweeper(database, settings, clock=clock))
+    return workers
+
+
+def build_service(
+    settings: Settings,
+    database: Database,
+    *,
+    graph_transport: GraphTransport | None = None,
+    serve_http: bool = True,
+) -> Service:
     """Wire the backend's parts together from settings."""
     web_app = create_app(database, settings)
-    workers: list[Worker] = []
+    workers = build_workers(settings, database, graph_transport=graph_transport)
     return Service(settings=settings, database=database, web_app=web_app, workers=workers)

@@ -1,0 +1,330 @@
+"""The outbox sender: claims due rows in batches and keeps many Graph calls in flight at once.
+
+One asyncio loop per sender. Database work runs on one helper thread (claims and outcome batches
+never wait on each other inside a process); each claimed batch gets a dispatcher that starts every
+request at the moment pacing gave it; answers are recorded in batches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+import socket
+import threading
+import uuid
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, TypeVar
+
+import httpx
+
+from backend.clock import Clock, utc_now
+from backend.database import Database
+from backend.domain.graph_body import UnsendablePayloadError, build_send_body
+from backend.domain.outcomes import OutcomeKind, SendOutcome, not_sent, outcome_of_answer, unknown
+from backend.domain.pacing import PacingRules
+from backend.outbox.claim import ClaimedMessage, claim_batch, pacing_rules
+from backend.outbox.outcomes import RecordSummary, record_outcomes, release_unsent
+from backend.settings import Settings
+
+log = logging.getLogger(__name__)
+
+Transport = httpx.BaseTransport | httpx.AsyncBaseTransport
+SleepUntil = Callable[[datetime], Awaitable[None]]
+_T = TypeVar("_T")
+
+MAX_BATCH = 500
+FLUSH_SIZE = 256
+FLUSH_INTERVAL_SECONDS = 0.02
+IDLE_POLL_SECONDS = 0.2
+BUSY_POLL_SECONDS = 0.02
+# On stop, requests already sent get this long to answer before they are recorded as unknown.
+SHUTDOWN_GRACE_SECONDS = 5.0
+
+
+class _SyncTransportAdapter(httpx.AsyncBaseTransport):
+    """Lets a synchronous transport serve the async client, each call on a helper thread."""
+
+    def __init__(self, transport: httpx.BaseTransport) -> None:
+        self._transport = transport
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """Run the synchronous transport off the loop and read the whole answer."""
+
+        def call() -> httpx.Response:
+            response = self._transport.handle_request(request)
+            content = response.read()
+            return httpx.Response(response.status_code, headers=response.headers, content=content)
+
+        return await asyncio.to_thread(call)
+
+
+def default_worker_id() -> str:
+    """A name for this sender that says where it runs."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+@dataclass
+class _Pending:
+    """One sender run's bookkeeping: answers to record and rows to give back."""
+
+    results: list[tuple[ClaimedMessage, SendOutcome]]
+    released: list[ClaimedMessage]
+
+
+class OutboxSender:
+    """A worker that sends due outbox rows; `run_once()` for tests, `run(stop)` for service."""
+
+    name = "outbox-sender"
+
+    def __init__(
+        self,
+        database: Database,
+        settings: Settings,
+        *,
+        transport: Transport | None = None,
+        clock: Clock = utc_now,
+        sleep_until: SleepUntil | None = None,
+        jitter: Callable[[], float] = random.random,
+        worker_id: str | None = None,
+        max_in_flight: int | None = None,
+        horizon_seconds: float = 1.0,
+        shutdown_grace_seconds: float = SHUTDOWN_GRACE_SECONDS,
+    ) -> None:
+        self.database = database
+        self.settings = settings
+        self.worker_id = worker_id or default_worker_id()
+        self._transport = transport
+        self._clock = clock
+        self._sleep_until = sleep_until
+        self._jitter = jitter
+        self._max_in_flight = max(1, max_in_flight or settings.send_concurrency)
+        self._rules: PacingRules = pacing_rules(settings, horizon_seconds)
+        self._grace = shutdown_grace_seconds
+        self._url = f"{settings.graph_url.rstrip('/')}/{settings.whatsapp_phone_number_id}/messages"
+        self._headers = {"Authorization": f"Bearer {settings.whatsapp_token or ''}"}
+        self._stopping = asyncio.Event()
+        self._waiting = 0  # claimed rows whose request has not started yet
+        self._database_thread: ThreadPoolExecutor | None = None
+
+    # ----- entry points
+
+    def run_once(self) -> int:
+        """Claim one batch, send it, record every answer; the number of rows claimed."""
+        return asyncio.run(self._run_once())
+
+    def run(self, stop: threading.Event) -> None:
+        """Send until `stop` is set, then finish in-flight calls (bounded) and leave nothing in `sending`."""
+        asyncio.run(self._serve(stop))
+
+    # ----- the loops
+
+    async def _run_once(self) -> int:
+        self._stopping = asyncio.Event()
+        self._waiting = 0
+        with self._database_executor():
+            async with self._client() as client:
+                claimed = await self._in_database(self._claim, min(self._max_in_flight, MAX_BATCH))
+                pending = _Pending([], [])
+                self._waiting += len(claimed)
+                await self._dispatch(client, claimed, pending, set())
+                await self._flush(pending, raise_errors=True)
+                return len(claimed)
+
+    async def _serve(self, stop: threading.Event) -> None:
+        self._stopping = asyncio.Event()
+        self._waiting = 0
+        pending = _Pending([], [])
+        requests: set[asyncio.Task[None]] = set()
+        dispatchers: set[asyncio.Task[None]] = set()
+        flusher_stop = asyncio.Event()
+        with self._database_executor():
+            async with self._client() as client:
+                flusher = asyncio.create_task(self._flush_loop(pending, flusher_stop))
+                while not stop.is_set():
+                    room = min(self._max_in_flight - len(requests) - self._waiting, MAX_BATCH)
+                    if room <= 0:
+                        await asyncio.sleep(BUSY_POLL_SECONDS)
+                        continue
+                    try:
+                        claimed = await self._in_database(self._claim, room)
+                    except Exception:
+                        log.exception("claiming outbox rows failed; trying again shortly")
+                        claimed = []
+                    if claimed:
+                        self._waiting += len(claimed)
+                        task = asyncio.create_task(self._dispatch(client, claimed, pending, requests))
+                        dispatchers.add(task)
+                        task.add_done_callback(dispatchers.discard)
+                    if len(claimed) < room:
+                        await asyncio.sleep(BUSY_POLL_SECONDS if claimed else IDLE_POLL_SECONDS)
+                # Stop: no new request starts; rows still waiting for their moment go back to the queue,
+                # requests already sent get a bounded wait, then count as unknown.
+                self._stopping.set()
+                if dispatchers:
+                    await asyncio.wait(set(dispatchers), timeout=self._grace + 1.0)
+                if requests:
+                    _done, late = await asyncio.wait(set(requests), timeout=self._grace)
+                    for task in late:
+                        task.cancel()
+                    if late:
+                        await asyncio.wait(late)
+                for task in dispatchers:
+                    task.cancel()
+                flusher_stop.set()
+                await flusher
+                await self._flush(pending, raise_errors=False)
+
+    async def _flush_loop(self, pending: _Pending, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            await asyncio.sleep(FLUSH_INTERVAL_SECONDS)
+            await self._flush(pending, raise_errors=False)
+
+    async def _flush(self, pending: _Pending, *, raise_errors: bool) -> None:
+        """Record the answers gathered so far in one transaction; on failure keep them for the next try."""
+        if not pending.results and not pending.released:
+            return
+        results, released = pending.results, pending.released
+        pending.results, pending.released = [], []
+        try:
+            await self._in_database(self._record, (results, released))
+        except Exception:
+            pending.results[:0] = results
+            pending.released[:0] = released
+            if raise_errors:
+                raise
+            log.exception("recording send outcomes failed; keeping them for the next try")
+
+    async def _dispatch(
+        self,
+        client: httpx.AsyncClient,
+        claimed: list[ClaimedMessage],
+        pending: _Pending,
+        requests: set[asyncio.Task[None]],
+    ) -> None:
+        """Start each request at its moment, in order; on stop, give back those not yet started."""
+        started: list[asyncio.Task[None]] = []
+        for index, message in enumerate(claimed):
+            if self._stopping.is_set() or not await self._wait_until(message.dispatch_at):
+                pending.released.extend(claimed[index:])
+                self._waiting -= len(claimed) - index
+                break
+            self._waiting -= 1
+            task = asyncio.create_task(self._send_and_keep(client, message, pending))
+            requests.add(task)
+            task.add_done_callback(requests.discard)
+            started.append(task)
+        if started:
+            await asyncio.wait(started)
+
+    async def _wait_until(self, moment: datetime) -> bool:
+        """Wait for a send moment; False if the sender is stopping first."""
+        if self._sleep_until is not None:
+            await self._sleep_until(moment)
+            return not self._stopping.is_set()
+        delay = (moment - self._clock()).total_seconds()
+        if delay <= 0:
+            return True
+        try:
+            await asyncio.wait_for(self._stopping.wait(), delay)
+        except TimeoutError:
+            return True
+        return False
+
+    async def _send_and_keep(
+        self, client: httpx.AsyncClient, message: ClaimedMessage, pending: _Pending
+    ) -> None:
+        try:
+            outcome = await self.send(client, message)
+        except asyncio.CancelledError:
+            outcome = unknown("the sender stopped while waiting for the answer")
+            pending.results.append((message, outcome))
+            raise
+        pending.results.append((message, outcome))
+
+    async def send(self, client: httpx.AsyncClient, message: ClaimedMessage) -> SendOutcome:
+        """One Graph call for one row, classified; never raises for a network or Meta failure."""
+        try:
+            body = build_send_body(
+                kind=message.kind,
+                payload=message.payload,
+                to_number=message.to_number,
+                dedupe_key=message.dedupe_key,
+                reply_to=message.reply_to,
+            )
+        except (UnsendablePayloadError, KeyError, TypeError) as error:
+            return SendOutcome(OutcomeKind.FAIL, title="stored payload cannot be sent", details=str(error))
+        try:
+            response = await client.post(self._url, content=json.dumps(body), headers=self._headers)
+        except (
+            httpx.ConnectError,
+            httpx.ConnectTimeout,
+            httpx.PoolTimeout,
+            httpx.UnsupportedProtocol,
+        ) as error:
+            return not_sent(f"{type(error).__name__}: {error}")
+        except httpx.HTTPError as error:
+            # Read timeout, dropped connection, protocol error after writing: Meta may have it.
+            return unknown(f"{type(error).__name__}: {error}")
+        try:
+            answer: Any = response.json()
+        except ValueError:
+            answer = None
+        return outcome_of_answer(response.status_code, answer)
+
+    # ----- database steps (run on the database thread)
+
+    def _claim(self, limit: int) -> list[ClaimedMessage]:
+        with self.database.transaction() as session:
+            return claim_batch(
+                session,
+                rules=self._rules,
+                lease_seconds=self.settings.send_lease_seconds,
+                now=self._clock(),
+                limit=limit,
+                worker_id=self.worker_id,
+            )
+
+    def _record(
+        self, batch: tuple[list[tuple[ClaimedMessage, SendOutcome]], list[ClaimedMessage]]
+    ) -> RecordSummary:
+        results, released = batch
+        with self.database.transaction() as session:
+            now = self._clock()
+            summary = record_outcomes(session, results, settings=self.settings, now=now, jitter=self._jitter)
+            release_unsent(session, released, now)
+            return summary
+
+    # ----- plumbing
+
+    def _client(self) -> httpx.AsyncClient:
+        transport = self._transport
+        async_transport: httpx.AsyncBaseTransport | None
+        if transport is None or isinstance(transport, httpx.AsyncBaseTransport):
+            async_transport = transport
+        else:
+            async_transport = _SyncTransportAdapter(transport)
+        timeout = httpx.Timeout(
+            connect=self.settings.connect_timeout_seconds,
+            read=self.settings.read_timeout_seconds,
+            write=self.settings.read_timeout_seconds,
+            pool=self.settings.connect_timeout_seconds,
+        )
+        limits = httpx.Limits(
+            max_connections=self._max_in_flight, max_keepalive_connections=self._max_in_flight
+        )
+        return httpx.AsyncClient(transport=async_transport, timeout=timeout, limits=limits)
+
+    def _database_executor(self) -> ThreadPoolExecutor:
+        self._database_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"{self.name}-database")
+        return self._database_thread
+
+    async def _in_database(self, function: Callable[[Any], _T], argument: Any) -> _T:
+        assert self._database_thread is not None
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._database_thread, function, argument)
