@@ -166,6 +166,11 @@ class ApiClient:
         conversation = body.get("conversation", body)
         return Conversation.from_json(conversation) if "id" in conversation else None
 
+    def mark_read(self, conversation_id: int) -> Conversation:
+        """Clear a conversation's unread count."""
+        body = self._request("POST", f"/v1/conversations/{conversation_id}/read")
+        return Conversation.from_json(body.get("conversation", body))
+
     def reply(
         self,
         conversation_id: int,

@@ -142,13 +142,15 @@ class InboundMessage:
     @classmethod
     def from_json(cls, body: Mapping[str, Any]) -> InboundMessage:
         """Parse an inbound message object."""
-        choice = body.get("choice")
+        choice = body.get("choice_title") or body.get("choice")
         if isinstance(choice, Mapping):
             choice = choice.get("title") or choice.get("payload") or choice.get("id")
         emoji = body.get("emoji")
         reaction = body.get("reaction")
         if emoji is None and isinstance(reaction, Mapping):
             emoji = reaction.get("emoji")
+        elif emoji is None and isinstance(reaction, str):
+            emoji = reaction
         if emoji is None and body.get("type") == "reaction":
             emoji = body.get("text")
         return cls(
@@ -255,7 +257,7 @@ class WorkItem:
         return cls(
             wamid=str(body["wamid"]),
             conversation_id=int(body["conversation_id"]),
-            sender=_text(sender),
+            sender=_text(body.get("name")) or _text(sender),
             text=_text(body.get("text")),
             received_at=parse_time(body.get("received_at")),
         )
@@ -276,6 +278,8 @@ class SupervisorItem:
     hold_reason: str | None = None
     body: str | None = None
     contact_name: str | None = None
+    conversation_id: int | None = None
+    reason: str | None = None
 
     @classmethod
     def from_json(cls, body: Mapping[str, Any]) -> SupervisorItem:
@@ -288,7 +292,9 @@ class SupervisorItem:
             evidence.extend(f"{name}: {value}" for name, value in raw_evidence.items() if value is not None)
         elif isinstance(raw_evidence, list):
             for entry in raw_evidence:
-                if isinstance(entry, Mapping):
+                if isinstance(entry, Mapping) and "status" in entry:
+                    evidence.append(_status_evidence(entry))
+                elif isinstance(entry, Mapping):
                     evidence.append(", ".join(f"{name} {value}" for name, value in entry.items()))
                 else:
                     evidence.append(str(entry))
@@ -308,9 +314,23 @@ class SupervisorItem:
             age_seconds=float(age) if isinstance(age, int | float) else None,
             evidence=tuple(evidence),
             hold_reason=_text(body.get("hold_reason")),
+            reason=_text(body.get("reason")),
             body=_text(text),
-            contact_name=Contact.from_json(contact).display_name if isinstance(contact, Mapping) else None,
+            contact_name=(
+                Contact.from_json(contact).display_name
+                if isinstance(contact, Mapping)
+                else _text(body.get("name"))
+            ),
+            conversation_id=int(body["conversation_id"]) if body.get("conversation_id") is not None else None,
         )
+
+
+def _status_evidence(entry: Mapping[str, Any]) -> str:
+    """A status webhook seen for a send, as one line of evidence."""
+    moment = parse_time(entry.get("occurred_at") or entry.get("received_at"))
+    when = f" at {moment.astimezone().strftime('%H:%M:%S')}" if moment else ""
+    wamid = f" for {entry['wamid']}" if entry.get("wamid") else ""
+    return f"WhatsApp reported '{entry['status']}'{when}{wamid}"
 
 
 @dataclass(frozen=True)

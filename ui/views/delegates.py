@@ -1,0 +1,321 @@
+"""Painted rows: conversations and thread messages are drawn by delegates, never a widget per row."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QEvent,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    QRect,
+    QSize,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QMouseEvent, QPainter, QPen
+from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
+
+from ui.api.resources import Conversation, InboundMessage, OutboundMessage
+from ui.models.paged import ItemRole
+from ui.presentation import plain_error, short_time, status_mark, window_text
+
+AnyIndex = QModelIndex | QPersistentModelIndex
+
+PADDING = 8
+BUBBLE_RADIUS = 8
+REPLY_INDENT = 28
+MAX_BUBBLE_FRACTION = 0.72
+LINK_TEXT = "Link to message…"
+
+OUTBOUND_FILL = QColor("#dcf8c6")
+INBOUND_FILL = QColor("#ffffff")
+UNATTRIBUTED_FILL = QColor("#fff7e6")
+UNATTRIBUTED_BORDER = QColor("#f59e0b")
+CHOICE_FILL = QColor("#e0f2fe")
+MUTED = QColor("#6b7280")
+URGENT = QColor("#dc2626")
+LINK = QColor("#2563eb")
+SELECTED_BORDER = QColor("#2563eb")
+
+
+class ConversationDelegate(QStyledItemDelegate):
+    """Two lines per conversation: contact and time; last message and window countdown; unread badge."""
+
+    ROW_HEIGHT = 58
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: AnyIndex) -> QSize:
+        """Every row has the same height."""
+        return QSize(option.rect.width(), self.ROW_HEIGHT)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: AnyIndex) -> None:
+        """Draw one conversation row."""
+        conversation = index.data(ItemRole)
+        if not isinstance(conversation, Conversation):
+            return
+        painter.save()
+        rect = option.rect
+        state = option.state
+        if state & QStyle.StateFlag.State_Selected:
+            painter.fillRect(rect, QColor("#e8f0fe"))
+        elif state & QStyle.StateFlag.State_MouseOver:
+            painter.fillRect(rect, QColor("#f5f7fa"))
+        painter.setPen(QColor("#e5e7eb"))
+        painter.drawLine(rect.bottomLeft(), rect.bottomRight())
+
+        now = datetime.now(UTC)
+        inner = rect.adjusted(PADDING + 2, 6, -PADDING - 2, -6)
+        base_font = QFont(option.font)
+        bold = QFont(base_font)
+        bold.setBold(True)
+        small = QFont(base_font)
+        small.setPointSizeF(max(7.0, base_font.pointSizeF() - 1))
+        top_half = QRect(inner.left(), inner.top(), inner.width(), inner.height() // 2)
+        bottom_half = QRect(
+            inner.left(), inner.top() + inner.height() // 2, inner.width(), inner.height() // 2
+        )
+
+        time_text = short_time(conversation.last_message_at, now)
+        painter.setFont(small)
+        painter.setPen(MUTED)
+        time_width = QFontMetrics(small).horizontalAdvance(time_text) + 4
+        painter.drawText(
+            top_half, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), time_text
+        )
+
+        painter.setFont(bold if conversation.unread else base_font)
+        painter.setPen(QColor("#111827"))
+        name_rect = top_half.adjusted(0, 0, -time_width - 8, 0)
+        name = QFontMetrics(painter.font()).elidedText(
+            conversation.contact.display_name, Qt.TextElideMode.ElideRight, name_rect.width()
+        )
+        painter.drawText(name_rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), name)
+
+        window = window_text(conversation.window_closes_at, now)
+        painter.setFont(small)
+        metrics = QFontMetrics(small)
+        right = bottom_half.right()
+        if conversation.unread:
+            badge_text = str(conversation.unread) if conversation.unread < 100 else "99+"
+            badge_width = max(20, metrics.horizontalAdvance(badge_text) + 10)
+            badge = QRect(right - badge_width, bottom_half.center().y() - 9, badge_width, 18)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setBrush(QColor("#16a34a"))
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.drawRoundedRect(badge, 9, 9)
+            painter.setPen(QColor("#ffffff"))
+            painter.drawText(badge, int(Qt.AlignmentFlag.AlignCenter), badge_text)
+            right = badge.left() - 8
+        window_width = metrics.horizontalAdvance(window.text) + 4
+        window_rect = QRect(right - window_width, bottom_half.top(), window_width, bottom_half.height())
+        painter.setPen(URGENT if window.urgent else (MUTED if not window.is_open else QColor("#15803d")))
+        painter.drawText(
+            window_rect, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), window.text
+        )
+
+        preview = conversation.last_message or (conversation.contact.number or "")
+        preview_rect = QRect(
+            bottom_half.left(),
+            bottom_half.top(),
+            window_rect.left() - bottom_half.left() - 8,
+            bottom_half.height(),
+        )
+        painter.setPen(MUTED)
+        painter.drawText(
+            preview_rect,
+            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+            metrics.elidedText(preview, Qt.TextElideMode.ElideRight, max(0, preview_rect.width())),
+        )
+        painter.restore()
+
+
+class ThreadDelegate(QStyledItemDelegate):
+    """Message bubbles: ours on the right with a status mark, the customer's under what they answer."""
+
+    # The agent clicked "Link to message…" on an unattributed reply: its wamid.
+    link_requested = Signal(str)
+
+    def __init__(self, view: QWidget) -> None:
+        super().__init__(view)
+        self._view = view
+        self._size_cache: dict[tuple[str, int], QSize] = {}
+
+    def clear_cache(self) -> None:
+        """Forget measured sizes (after the model changed wholesale)."""
+        self._size_cache.clear()
+
+    # -- layout ------------------------------------------------------------------------------
+    def _available_width(self, option: QStyleOptionViewItem) -> int:
+        viewport = getattr(self._view, "viewport", None)
+        width = viewport().width() if viewport is not None else option.rect.width()
+        return max(200, width - 24)
+
+    @staticmethod
+    def _lines(item: OutboundMessage | InboundMessage) -> tuple[str, str, str]:
+        """(main text, caption under it, extra line in colour) for a message."""
+        if isinstance(item, OutboundMessage):
+            mark = status_mark(item.state)
+            when = short_time(item.created_at, datetime.now(UTC))
+            caption = f"{item.purpose or ''}  {when}  {mark.mark} {mark.label}"
+            extra = ""
+            if item.state == "failed":
+                extra = plain_error(item.error) or "Failed."
+            elif item.state == "unknown":
+                extra = "⚠ WhatsApp did not confirm this send: a supervisor decides whether to resend."
+            elif item.state == "held":
+                extra = "Held: the customer's 24-hour window is closed; a template is needed."
+            if item.reactions:
+                caption += "   " + " ".join(reaction.emoji or "" for reaction in item.reactions)
+            return item.body or "", caption.strip(), extra
+        when = short_time(item.received_at, datetime.now(UTC))
+        if item.choice:
+            return f"Chose: {item.choice}", when, ""
+        if item.is_reaction:
+            return f"Reacted {item.emoji or ''}", when, ""
+        text = item.text or f"({item.type})"
+        extra = "" if item.attributed else f"Not linked to a message  ·  {LINK_TEXT}"
+        return text, when, extra
+
+    def _bubble_geometry(
+        self, option: QStyleOptionViewItem, item: OutboundMessage | InboundMessage, is_reply: bool
+    ) -> tuple[QRect, QRect, int]:
+        """The bubble rect in the row, the text rect inside it, and the row height."""
+        width = self._available_width(option)
+        bubble_width = int(width * MAX_BUBBLE_FRACTION)
+        text, caption, extra = self._lines(item)
+        metrics = QFontMetrics(option.font)
+        inner_width = bubble_width - 2 * PADDING
+        text_height = metrics.boundingRect(
+            QRect(0, 0, inner_width, 10000), int(Qt.TextFlag.TextWordWrap), text
+        ).height()
+        extra_height = (
+            metrics.boundingRect(
+                QRect(0, 0, inner_width, 10000), int(Qt.TextFlag.TextWordWrap), extra
+            ).height()
+            if extra
+            else 0
+        )
+        height = text_height + metrics.height() + extra_height + 2 * PADDING + 4
+        natural = max(
+            metrics.horizontalAdvance(caption) + 16,
+            min(inner_width, metrics.horizontalAdvance(text)),
+            min(inner_width, metrics.horizontalAdvance(extra)) if extra else 0,
+        )
+        bubble_width = min(bubble_width, natural + 2 * PADDING)
+        return (
+            QRect(0, 0, bubble_width, height),
+            QRect(0, 0, bubble_width - 2 * PADDING, text_height),
+            height + 8,
+        )
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: AnyIndex) -> QSize:
+        """The bubble's height for the view's width (cached per message and width)."""
+        item = index.data(ItemRole)
+        if not isinstance(item, OutboundMessage | InboundMessage):
+            return QSize(0, 0)
+        width = self._available_width(option)
+        cache_key = (
+            repr((item.key, item.state, len(item.replies), len(item.reactions)))
+            if isinstance(item, OutboundMessage)
+            else item.wamid,
+            width,
+        )
+        cached = self._size_cache.get(cache_key)
+        if cached is None:
+            _bubble, _text, height = self._bubble_geometry(option, item, index.parent().isValid())
+            cached = QSize(width, height)
+            self._size_cache[cache_key] = cached
+        return cached
+
+    # -- painting ----------------------------------------------------------------------------
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: AnyIndex) -> None:
+        """Draw one message bubble."""
+        item = index.data(ItemRole)
+        if not isinstance(item, OutboundMessage | InboundMessage):
+            return
+        is_reply = index.parent().isValid()
+        rect: QRect = option.rect
+        bubble, text_rect, _height = self._bubble_geometry(option, item, is_reply)
+        viewport_left = 12
+        if isinstance(item, OutboundMessage):
+            left = viewport_left + self._available_width(option) - bubble.width()
+            fill = OUTBOUND_FILL
+        else:
+            left = viewport_left + (REPLY_INDENT if is_reply else 0)
+            fill = CHOICE_FILL if item.choice else (INBOUND_FILL if item.attributed else UNATTRIBUTED_FILL)
+        bubble.moveTo(left, rect.top() + 4)
+        text, caption, extra = self._lines(item)
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        border = QColor("#d1d5db")
+        if isinstance(item, InboundMessage) and not item.attributed:
+            border = UNATTRIBUTED_BORDER
+        if option.state & QStyle.StateFlag.State_Selected:
+            border = SELECTED_BORDER
+        painter.setPen(QPen(border, 1.5 if border != QColor("#d1d5db") else 1))
+        painter.setBrush(fill)
+        painter.drawRoundedRect(bubble, BUBBLE_RADIUS, BUBBLE_RADIUS)
+        if is_reply:
+            # A short connector shows which message the reply answers.
+            painter.setPen(QPen(QColor("#9ca3af"), 1))
+            painter.drawLine(viewport_left + 10, rect.top(), viewport_left + 10, bubble.center().y())
+            painter.drawLine(viewport_left + 10, bubble.center().y(), bubble.left(), bubble.center().y())
+
+        metrics = QFontMetrics(option.font)
+        inner = bubble.adjusted(PADDING, PADDING, -PADDING, -PADDING)
+        painter.setPen(QColor("#111827"))
+        text_area = QRect(inner.left(), inner.top(), inner.width(), text_rect.height())
+        painter.drawText(text_area, int(Qt.TextFlag.TextWordWrap), text)
+        y = text_area.bottom() + 2
+        caption_rect = QRect(inner.left(), y, inner.width(), metrics.height())
+        if isinstance(item, OutboundMessage):
+            mark = status_mark(item.state)
+            painter.setPen(
+                QColor(mark.colour) if item.state in ("read", "failed", "unknown", "held") else MUTED
+            )
+            painter.drawText(caption_rect, int(Qt.AlignmentFlag.AlignRight), caption)
+        else:
+            painter.setPen(MUTED)
+            painter.drawText(caption_rect, int(Qt.AlignmentFlag.AlignLeft), caption)
+        if extra:
+            extra_rect = QRect(
+                inner.left(), caption_rect.bottom() + 2, inner.width(), inner.bottom() - caption_rect.bottom()
+            )
+            if isinstance(item, InboundMessage):
+                painter.setPen(UNATTRIBUTED_BORDER.darker(130))
+                prefix = extra[: -len(LINK_TEXT)]
+                painter.drawText(extra_rect, int(Qt.AlignmentFlag.AlignLeft), prefix)
+                link = QFont(option.font)
+                link.setUnderline(True)
+                painter.setFont(link)
+                painter.setPen(LINK)
+                painter.drawText(
+                    extra_rect.adjusted(metrics.horizontalAdvance(prefix), 0, 0, 0),
+                    int(Qt.AlignmentFlag.AlignLeft),
+                    LINK_TEXT,
+                )
+            else:
+                painter.setPen(URGENT if item.state == "failed" else QColor("#b45309"))
+                painter.drawText(extra_rect, int(Qt.TextFlag.TextWordWrap), extra)
+        painter.restore()
+
+    def editorEvent(
+        self, event: QEvent, model: QAbstractItemModel, option: QStyleOptionViewItem, index: AnyIndex
+    ) -> bool:
+        """A click on an unattributed reply asks to link it."""
+        item = index.data(ItemRole)
+        if (
+            event.type() == QEvent.Type.MouseButtonRelease
+            and isinstance(item, InboundMessage)
+            and not item.attributed
+            and isinstance(event, QMouseEvent)
+        ):
+            bubble, _text, _height = self._bubble_geometry(option, item, index.parent().isValid())
+            bubble.moveTo(12 + (REPLY_INDENT if index.parent().isValid() else 0), option.rect.top() + 4)
+            lower_half = QRect(bubble.left(), bubble.center().y(), bubble.width(), bubble.height() // 2 + 1)
+            if lower_half.contains(QPoint(int(event.position().x()), int(event.position().y()))):
+                self.link_requested.emit(item.wamid)
+                return True
+        return False

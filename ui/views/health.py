@@ -1,0 +1,211 @@
+"""The health tab: the five measures, queue depth by state, and charts of delivery gap and send rate."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from functools import partial
+
+from PySide6.QtCharts import QChart, QChartView, QDateTimeAxis, QLineSeries, QScatterSeries, QValueAxis
+from PySide6.QtCore import QDateTime, QMargins, QPointF, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtWidgets import QFrame, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from ui.api.client import ApiClient
+from ui.api.resources import OUTBOUND_STATES, Event, Metrics
+from ui.health import HealthHistory, Point, load_history
+from ui.runner import BackgroundRunner
+
+METRICS_INTERVAL_MS = 5000
+CHART_INTERVAL_MS = 2000
+MEASURES = (
+    ("sending_over_1m", "Sending for over 1 min", "rows claimed but not answered for a minute"),
+    ("dedupe_rejections", "Dedupe rejections", "second enqueues of the same business event, refused"),
+    ("duplicate_webhooks", "Duplicate webhooks", "webhook events received again and ignored"),
+    ("unattributed_inbound", "Unattributed replies", "replies waiting in the work queue"),
+    ("gap", "Sent → delivered (last hour)", "median and 95th percentile"),
+)
+
+
+def _tile(title: str, hint: str) -> tuple[QFrame, QLabel]:
+    frame = QFrame()
+    frame.setObjectName("tile")
+    value = QLabel("—")
+    value.setObjectName("tileValue")
+    value.setAccessibleName(title)
+    caption = QLabel(title)
+    caption.setObjectName("tileTitle")
+    explanation = QLabel(hint)
+    explanation.setObjectName("tileHint")
+    explanation.setWordWrap(True)
+    layout = QVBoxLayout(frame)
+    layout.addWidget(caption)
+    layout.addWidget(value)
+    layout.addWidget(explanation)
+    return frame, value
+
+
+class TimeChart(QChartView):
+    """A line chart over time with a date-time axis."""
+
+    def __init__(self, title: str, unit: str, colour: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAccessibleName(title)
+        self.setRenderHint(QPainter.RenderHint.Antialiasing)
+        chart = QChart()
+        chart.setTitle(title)
+        chart.legend().hide()
+        chart.setMargins(QMargins(4, 4, 4, 4))
+        chart.setBackgroundRoundness(6)
+        self.line = QLineSeries()
+        self.line.setPen(QPen(QColor(colour), 2))
+        self.dots = QScatterSeries()
+        self.dots.setMarkerSize(6)
+        self.dots.setColor(QColor(colour))
+        self.dots.setBorderColor(QColor(colour))
+        chart.addSeries(self.line)
+        chart.addSeries(self.dots)
+        self.time_axis = QDateTimeAxis()
+        self.time_axis.setFormat("HH:mm")
+        self.time_axis.setTickCount(6)
+        self.value_axis = QValueAxis()
+        self.value_axis.setTitleText(unit)
+        self.value_axis.setLabelFormat("%.1f")
+        chart.addAxis(self.time_axis, Qt.AlignmentFlag.AlignBottom)
+        chart.addAxis(self.value_axis, Qt.AlignmentFlag.AlignLeft)
+        for series in (self.line, self.dots):
+            series.attachAxis(self.time_axis)
+            series.attachAxis(self.value_axis)
+        self.setChart(chart)
+        self.setMinimumHeight(220)
+        self.set_points([])
+
+    def set_points(self, points: list[Point]) -> None:
+        """Replace the plotted points."""
+        now = datetime.now(UTC)
+        start = points[0].at if points else now - timedelta(minutes=10)
+        end = max(now, points[-1].at if points else now)
+        if end - start < timedelta(minutes=2):
+            start = end - timedelta(minutes=2)
+        values = [
+            (QDateTime.fromSecsSinceEpoch(int(point.at.timestamp())).toMSecsSinceEpoch(), point.value)
+            for point in points
+        ]
+        self.line.replace([_point(x, y) for x, y in values])
+        self.dots.replace([_point(x, y) for x, y in values])
+        self.time_axis.setRange(
+            QDateTime.fromSecsSinceEpoch(int(start.timestamp())),
+            QDateTime.fromSecsSinceEpoch(int(end.timestamp())),
+        )
+        self.time_axis.setFormat("HH:mm:ss" if end - start < timedelta(minutes=30) else "HH:mm")
+        top = max((point.value for point in points), default=1.0)
+        self.value_axis.setRange(0, max(1.0, top * 1.2))
+
+
+def _point(x: float, y: float) -> QPointF:
+    return QPointF(x, y)
+
+
+class HealthView(QWidget):
+    """Live health of sending and receiving."""
+
+    # Something worth a line in the status bar happened.
+    status_message = Signal(str)
+
+    def __init__(
+        self, api: ApiClient | None, runner: BackgroundRunner | None, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._api = api
+        self._runner = runner
+        self.history = HealthHistory()
+        self.metrics: Metrics | None = None
+        self._dirty = False
+
+        tiles = QHBoxLayout()
+        self.values: dict[str, QLabel] = {}
+        for name, title, hint in MEASURES:
+            frame, value = _tile(title, hint)
+            tiles.addWidget(frame)
+            self.values[name] = value
+        depth_box = QGroupBox("Queue depth by state")
+        depth_layout = QGridLayout(depth_box)
+        self.depth_labels: dict[str, QLabel] = {}
+        for number, state in enumerate(OUTBOUND_STATES):
+            state_label = QLabel(state)
+            state_label.setObjectName("depthName")
+            count = QLabel("0")
+            count.setObjectName("depthValue")
+            count.setAccessibleName(f"{state} messages")
+            depth_layout.addWidget(state_label, 0, number, Qt.AlignmentFlag.AlignHCenter)
+            depth_layout.addWidget(count, 1, number, Qt.AlignmentFlag.AlignHCenter)
+            self.depth_labels[state] = count
+        self.gap_chart = TimeChart("Sent → delivered gap (median per interval)", "seconds", "#0ea5e9")
+        self.rate_chart = TimeChart("Send rate", "messages / minute", "#16a34a")
+        charts = QHBoxLayout()
+        charts.addWidget(self.gap_chart)
+        charts.addWidget(self.rate_chart)
+        layout = QVBoxLayout(self)
+        layout.addLayout(tiles)
+        layout.addWidget(depth_box)
+        layout.addLayout(charts, 1)
+
+        self._metrics_timer = QTimer(self)
+        self._metrics_timer.setInterval(METRICS_INTERVAL_MS)
+        self._metrics_timer.timeout.connect(self.refresh_metrics)
+        self._chart_timer = QTimer(self)
+        self._chart_timer.setInterval(CHART_INTERVAL_MS)
+        self._chart_timer.timeout.connect(self._redraw_if_dirty)
+
+    def start(self, latest_seq: int | None = None) -> None:
+        """Begin polling metrics, and load recent history once the journal's end is known."""
+        self.refresh_metrics()
+        self._metrics_timer.start()
+        self._chart_timer.start()
+        if latest_seq is not None:
+            self.load_history(latest_seq)
+
+    def load_history(self, latest_seq: int) -> None:
+        """Fold the journal's recent events into the charts."""
+        if self._api is not None and self._runner is not None:
+            self._runner.submit(partial(load_history, self._api, latest_seq), self.add_events)
+
+    def refresh_metrics(self) -> None:
+        """Ask the backend for the measures now."""
+        if self._api is not None and self._runner is not None:
+            self._runner.submit(self._api.metrics, self.show_metrics, self._metrics_failed)
+
+    def show_metrics(self, metrics: Metrics) -> None:
+        """Show the measures and queue depth."""
+        self.metrics = metrics
+        self.values["sending_over_1m"].setText(str(metrics.sending_over_1m))
+        self.values["sending_over_1m"].setProperty("alert", metrics.sending_over_1m > 0)
+        self.values["dedupe_rejections"].setText(str(metrics.dedupe_rejections))
+        self.values["duplicate_webhooks"].setText(str(metrics.duplicate_webhooks))
+        self.values["unattributed_inbound"].setText(str(metrics.unattributed_inbound))
+        p50, p95 = metrics.sent_to_delivered_p50, metrics.sent_to_delivered_p95
+        self.values["gap"].setText("—" if p50 is None else f"{p50:.1f} s / {p95 or 0:.1f} s")
+        for state, label in self.depth_labels.items():
+            label.setText(str(metrics.queue_depth.get(state, 0)))
+        for label in self.values.values():
+            label.style().unpolish(label)
+            label.style().polish(label)
+
+    def _metrics_failed(self, error: Exception) -> None:
+        self.status_message.emit(f"Health measures unavailable: {error}")
+
+    def add_events(self, events: list[Event]) -> None:
+        """Fold new events into the charts (redrawn at most every two seconds)."""
+        self.history.add(events)
+        self._dirty = True
+        if not self._chart_timer.isActive():
+            self.redraw()
+
+    def _redraw_if_dirty(self) -> None:
+        if self._dirty and self.isVisible():
+            self.redraw()
+
+    def redraw(self) -> None:
+        """Plot the history now."""
+        self._dirty = False
+        self.gap_chart.set_points(self.history.delivery_gap())
+        self.rate_chart.set_points(self.history.send_rate())

@@ -1,0 +1,341 @@
+"""The main window: Inbox, Work queue, Supervisor and Health tabs, a connection banner, live updates."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QColor, QIcon, QKeySequence, QPainter, QPixmap, QShortcut
+from PySide6.QtWidgets import QLabel, QMainWindow, QSystemTrayIcon, QTabWidget, QVBoxLayout, QWidget
+
+from ui.api.client import ApiClient
+from ui.api.resources import Conversation, Event, Page, TemplateInfo
+from ui.live import EventFeed
+from ui.runner import BackgroundRunner
+from ui.views.health import HealthView
+from ui.views.inbox import InboxView
+from ui.views.supervisor import SupervisorView
+from ui.views.work_queue import WorkQueueView
+
+INBOX_TAB, WORK_QUEUE_TAB, SUPERVISOR_TAB, HEALTH_TAB = range(4)
+TAB_NAMES = {
+    "inbox": INBOX_TAB,
+    "work-queue": WORK_QUEUE_TAB,
+    "supervisor": SUPERVISOR_TAB,
+    "health": HEALTH_TAB,
+}
+DEFAULT_SIZE = (1280, 800)
+REFRESH_DELAY_MS = 300
+MAX_ROWS_REFRESHED_ONE_BY_ONE = 30
+_SUPERVISOR_STATES = {"unknown", "held"}
+
+
+def app_icon() -> QIcon:
+    """A plain green speech-bubble dot, drawn so no image file is needed."""
+    pixmap = QPixmap(64, 64)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setBrush(QColor("#16a34a"))
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.drawEllipse(4, 4, 56, 56)
+    painter.setBrush(QColor("#ffffff"))
+    painter.drawEllipse(18, 26, 8, 8)
+    painter.drawEllipse(30, 26, 8, 8)
+    painter.drawEllipse(42, 26, 8, 8)
+    painter.end()
+    return QIcon(pixmap)
+
+
+def _conversations_page(api: ApiClient, view: str) -> Page[Conversation]:
+    return api.conversations(view=view, limit=1000)
+
+
+class MainWindow(QMainWindow):
+    """The desktop inbox for one signed-in user."""
+
+    # A desktop notification was shown (or would have been, without a tray): its text.
+    notified = Signal(str)
+
+    def __init__(
+        self,
+        api: ApiClient | None,
+        runner: BackgroundRunner | None,
+        *,
+        user_name: str | None = None,
+        title_suffix: str = "",
+        live: bool = True,
+        wait_seconds: float = 20.0,
+    ) -> None:
+        super().__init__()
+        self._api = api
+        self._runner = runner
+        self._user_name = user_name
+        self._my_conversations: set[int] = set()
+        self._pending_conversations: set[int] = set()
+        self._is_supervisor = False
+        self.setWindowTitle(f"WhatsApp shared inbox{title_suffix}")
+        self.setWindowIcon(app_icon())
+        self.resize(*DEFAULT_SIZE)
+
+        self.banner = QLabel("")
+        self.banner.setObjectName("banner")
+        self.banner.setAccessibleName("Connection status")
+        self.banner.setWordWrap(True)
+        self.banner.hide()
+        self.inbox = InboxView(api, runner, user_name)
+        self.work_queue = WorkQueueView(api, runner)
+        self.supervisor = SupervisorView(api, runner)
+        self.health = HealthView(api, runner)
+        self.tabs = QTabWidget()
+        self.tabs.setAccessibleName("Sections")
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.inbox, "&Inbox")
+        self.tabs.addTab(self.work_queue, "Work queue")
+        self.tabs.addTab(self.supervisor, "Supervisor")
+        self.tabs.addTab(self.health, "Health")
+        self.tabs.setTabVisible(SUPERVISOR_TAB, False)
+        self.tabs.currentChanged.connect(self._tab_changed)
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.tabs, 1)
+        self.setCentralWidget(central)
+        self.statusBar().showMessage("Connecting…")
+
+        self.work_queue.count_changed.connect(self._work_queue_count)
+        self.work_queue.reply_placed.connect(self._reply_placed)
+        self.supervisor.count_changed.connect(self._supervisor_count)
+        self.supervisor.resolved.connect(self._supervisor_resolved)
+        for view in (self.inbox, self.supervisor, self.health):
+            view.status_message.connect(self.show_status)
+
+        for number in range(4):
+            shortcut = QShortcut(QKeySequence(f"Alt+{number + 1}"), self)
+            shortcut.activated.connect(getattr(self, f"_show_tab_{number + 1}"))
+        search = QShortcut(QKeySequence("Ctrl+K"), self)
+        search.activated.connect(self._focus_search)
+
+        self.tray: QSystemTrayIcon | None = None
+        if QSystemTrayIcon.isSystemTrayAvailable():
+            self.tray = QSystemTrayIcon(app_icon(), self)
+            self.tray.setToolTip("WhatsApp shared inbox")
+            self.tray.show()
+
+        self._conversation_timer = self._debounce(self._refresh_pending_conversations)
+        self._thread_timer = self._debounce(self.inbox.refresh_thread)
+        self._work_queue_timer = self._debounce(self.work_queue.refresh)
+        self._supervisor_timer = self._debounce(self._refresh_supervisor)
+        self._tick = QTimer(self)
+        self._tick.setInterval(30_000)
+        self._tick.timeout.connect(self.inbox.conversations.tick)
+        self._tick.start()
+
+        self.feed: EventFeed | None = None
+        if api is not None and runner is not None and live:
+            self.feed = EventFeed(api, runner, self, wait_seconds=wait_seconds)
+            self.feed.events_arrived.connect(self.handle_events)
+            self.feed.connection_lost.connect(self._connection_lost)
+            self.feed.connection_restored.connect(self._connection_restored)
+            self.feed.started.connect(self._feed_started)
+
+    def _debounce(self, slot: object) -> QTimer:
+        timer = QTimer(self)
+        timer.setSingleShot(True)
+        timer.setInterval(REFRESH_DELAY_MS)
+        timer.timeout.connect(slot)
+        return timer
+
+    # -- start -------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Load every tab and start listening for changes."""
+        self.inbox.start()
+        self.work_queue.start()
+        self.health.start()
+        if self._api is None or self._runner is None:
+            return
+        self._runner.submit(self._api.is_supervisor, self._supervisor_known, self._probe_failed)
+        self._runner.submit(self._api.templates, self._templates_loaded, self._probe_failed)
+        self._runner.submit(
+            partial(_conversations_page, self._api, "mine"), self._mine_loaded, self._probe_failed
+        )
+        if self.feed is not None:
+            self.feed.start()
+
+    def stop(self) -> None:
+        """Stop listening; called when the window closes."""
+        if self.feed is not None:
+            self.feed.stop()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Stop the live feed before the window goes."""
+        self.stop()
+        if self.tray is not None:
+            self.tray.hide()
+        super().closeEvent(event)
+
+    def _supervisor_known(self, is_supervisor: bool) -> None:
+        self._is_supervisor = is_supervisor
+        self.tabs.setTabVisible(SUPERVISOR_TAB, is_supervisor)
+        if is_supervisor:
+            self.supervisor.start()
+
+    def _templates_loaded(self, templates: list[TemplateInfo]) -> None:
+        self.inbox.composer.set_templates(templates)
+
+    def _mine_loaded(self, page: Page[Conversation]) -> None:
+        self._my_conversations = {conversation.id for conversation in page.items}
+
+    def _probe_failed(self, error: Exception) -> None:
+        self.show_status(f"Could not load: {error}")
+
+    def _feed_started(self, seq: int) -> None:
+        self.show_status("Connected: live updates on.")
+        self.health.load_history(seq)
+
+    # -- tabs and shortcuts ------------------------------------------------------------------
+    @property
+    def is_supervisor(self) -> bool:
+        """Whether the signed-in user sees the supervisor tab."""
+        return self._is_supervisor
+
+    def show_tab(self, name: str) -> None:
+        """Switch to a tab by name: inbox, work-queue, supervisor or health."""
+        self.tabs.setCurrentIndex(TAB_NAMES[name])
+
+    def _show_tab_number(self, index: int) -> None:
+        if self.tabs.isTabVisible(index):
+            self.tabs.setCurrentIndex(index)
+
+    def _show_tab_1(self) -> None:
+        self._show_tab_number(INBOX_TAB)
+
+    def _show_tab_2(self) -> None:
+        self._show_tab_number(WORK_QUEUE_TAB)
+
+    def _show_tab_3(self) -> None:
+        self._show_tab_number(SUPERVISOR_TAB)
+
+    def _show_tab_4(self) -> None:
+        self._show_tab_number(HEALTH_TAB)
+
+    def _focus_search(self) -> None:
+        self.tabs.setCurrentIndex(INBOX_TAB)
+        self.inbox.focus_search()
+
+    def _tab_changed(self, index: int) -> None:
+        if index == HEALTH_TAB:
+            self.health.refresh_metrics()
+            self.health.redraw()
+
+    def _work_queue_count(self, text: str) -> None:
+        self.tabs.setTabText(WORK_QUEUE_TAB, f"Work queue ({text})")
+
+    def _supervisor_count(self, text: str) -> None:
+        self.tabs.setTabText(SUPERVISOR_TAB, f"Supervisor ({text})")
+
+    def show_status(self, text: str) -> None:
+        """A line in the status bar."""
+        self.statusBar().showMessage(text, 8000)
+
+    # -- connection --------------------------------------------------------------------------
+    def _connection_lost(self, reason: str) -> None:
+        self.banner.setText(f"Connection to the backend lost — reconnecting…  ({reason})")
+        self.banner.show()
+
+    def _connection_restored(self) -> None:
+        self.banner.hide()
+        self.show_status("Reconnected; nothing was missed.")
+        self.inbox.conversations.refresh()
+        self.work_queue.refresh()
+        self._refresh_supervisor()
+
+    # -- live events -------------------------------------------------------------------------
+    def handle_events(self, events: list[Event]) -> None:
+        """Route a batch of journal events to the panes that show what changed."""
+        selected = self.inbox.selected_conversation
+        current = selected.id if selected else None
+        for event in events:
+            data = event.data
+            conversation_id = data.get("conversation_id")
+            if event.type == "message.state_changed":
+                updated = self.inbox.message_state_changed(str(data.get("key")), str(data.get("state")))
+                if not updated and conversation_id is not None and conversation_id == current:
+                    self._thread_timer.start()
+                if (
+                    data.get("state") in _SUPERVISOR_STATES
+                    or data.get("previous_state") in _SUPERVISOR_STATES
+                ):
+                    self._supervisor_timer.start()
+            elif event.type == "message.queued":
+                self._conversation_changed(conversation_id)
+                if conversation_id is not None and conversation_id == current:
+                    self._thread_timer.start()
+            elif event.type == "inbound.received":
+                self._conversation_changed(conversation_id)
+                if conversation_id is not None and conversation_id == current:
+                    self._thread_timer.start()
+                if not data.get("attributed"):
+                    self._work_queue_timer.start()
+                if conversation_id in self._my_conversations and data.get("type") != "reaction":
+                    self._notify_reply(int(conversation_id))
+            elif event.type == "inbound.attributed":
+                self._work_queue_timer.start()
+                if conversation_id is not None and conversation_id == current:
+                    self._thread_timer.start()
+            elif event.type == "conversation.assigned":
+                self._conversation_changed(conversation_id)
+                if conversation_id is not None:
+                    if self._user_name is not None and data.get("assignee") == self._user_name:
+                        self._my_conversations.add(int(conversation_id))
+                    else:
+                        self._my_conversations.discard(int(conversation_id))
+            elif event.type in ("window.closing", "window.closed"):
+                self._conversation_changed(conversation_id)
+            elif event.type == "supervisor.decision":
+                self._supervisor_timer.start()
+        self.health.add_events(events)
+
+    def _conversation_changed(self, conversation_id: object) -> None:
+        if isinstance(conversation_id, int):
+            self._pending_conversations.add(conversation_id)
+            if not self._conversation_timer.isActive():
+                self._conversation_timer.start()
+
+    def _refresh_pending_conversations(self) -> None:
+        pending, self._pending_conversations = self._pending_conversations, set()
+        if self._api is None or self._runner is None or not pending:
+            return
+        if len(pending) > MAX_ROWS_REFRESHED_ONE_BY_ONE:
+            self.inbox.conversations.refresh()
+            return
+        for conversation_id in pending:
+            call = partial(self._api.conversation, conversation_id)
+            self._runner.submit(call, self.inbox.conversation_updated, self._probe_failed)
+
+    def _refresh_supervisor(self) -> None:
+        if self._is_supervisor:
+            self.supervisor.refresh()
+
+    def _notify_reply(self, conversation_id: int) -> None:
+        row = self.inbox.conversations.row_of(conversation_id)
+        conversation = self.inbox.conversations.item_at(row) if row is not None else None
+        name = conversation.contact.display_name if conversation else "a customer"
+        text = f"New reply from {name}"
+        if self.tray is not None:
+            self.tray.showMessage(
+                "WhatsApp shared inbox", text, QSystemTrayIcon.MessageIcon.Information, 5000
+            )
+        self.show_status(text)
+        self.notified.emit(text)
+
+    def _reply_placed(self, _wamid: str, conversation_id: int, _key: str) -> None:
+        selected = self.inbox.selected_conversation
+        if selected is not None and selected.id == conversation_id:
+            self._thread_timer.start()
+
+    def _supervisor_resolved(self, _message: object) -> None:
+        if self.inbox.selected_conversation is not None:
+            self._thread_timer.start()

@@ -1,0 +1,113 @@
+"""The work-queue tab: replies nobody could place, to link to a message or mark as a new topic."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from PySide6.QtCore import QItemSelection, Qt, Signal
+from PySide6.QtWidgets import QGroupBox, QLabel, QListView, QSplitter, QVBoxLayout, QWidget
+
+from ui.api.client import ApiClient
+from ui.api.resources import WorkItem
+from ui.models.paged import ItemRole
+from ui.models.work_queue import WorkQueueModel
+from ui.presentation import short_time
+from ui.runner import BackgroundRunner
+from ui.views.linking import LinkChooser
+
+
+class WorkQueueView(QWidget):
+    """The list of unattributed replies and the chooser that places the selected one."""
+
+    # The number shown in the tab title changed: the text to show.
+    count_changed = Signal(str)
+    # A reply was placed: its wamid, its conversation and the message key (empty for a new topic).
+    reply_placed = Signal(str, int, str)
+
+    def __init__(
+        self, api: ApiClient | None, runner: BackgroundRunner | None, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.model = WorkQueueModel(api, runner, self)
+        self.model.count_changed.connect(self._count_changed)
+        self.list_view = QListView()
+        self.list_view.setAccessibleName("Unattributed replies")
+        self.list_view.setModel(self.model)
+        self.list_view.setAlternatingRowColors(True)
+        self.list_view.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.model.modelReset.connect(self._nothing_selected)
+
+        self.reply_label = QLabel("Select a reply on the left.")
+        self.reply_label.setObjectName("quote")
+        self.reply_label.setWordWrap(True)
+        self.from_label = QLabel("")
+        self.chooser = LinkChooser(api, runner)
+        self.chooser.attributed.connect(self._placed)
+        detail_box = QGroupBox("Reply")
+        detail_layout = QVBoxLayout(detail_box)
+        detail_layout.addWidget(self.from_label)
+        detail_layout.addWidget(self.reply_label)
+        detail_layout.addSpacing(12)
+        detail_layout.addWidget(self.chooser)
+        detail_layout.addStretch(1)
+        explanation = QLabel(
+            "These replies did not quote one of our messages, so nobody knows yet what they answer. "
+            "Link each one to the message it answers, or mark it as a new topic."
+        )
+        explanation.setWordWrap(True)
+        explanation.setObjectName("hint")
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.addWidget(explanation)
+        left_layout.addWidget(self.list_view, 1)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(detail_box)
+        splitter.setSizes([520, 680])
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter)
+        self._selected: WorkItem | None = None
+
+    def start(self) -> None:
+        """Load the queue."""
+        self.model.start()
+
+    def refresh(self) -> None:
+        """Load the queue again (a reply arrived or was placed elsewhere)."""
+        self.model.refresh()
+
+    def _count_changed(self) -> None:
+        self.count_changed.emit(self.model.count_text())
+
+    def _nothing_selected(self) -> None:
+        self._show(None)
+
+    def _selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
+        indexes = selected.indexes()
+        item = indexes[0].data(ItemRole) if indexes else None
+        self._show(item if isinstance(item, WorkItem) else None)
+
+    def select_wamid(self, wamid: str) -> bool:
+        """Select a reply by wamid; False when it is not loaded."""
+        row = self.model.row_of(wamid)
+        if row is None:
+            return False
+        self.list_view.setCurrentIndex(self.model.index(row, 0))
+        return True
+
+    def _show(self, item: WorkItem | None) -> None:
+        self._selected = item
+        if item is None:
+            self.reply_label.setText("Select a reply on the left.")
+            self.from_label.setText("")
+            self.chooser.show_reply(None, None)
+            return
+        when = short_time(item.received_at, datetime.now(UTC))
+        self.from_label.setText(f"From {item.sender or 'customer'} at {when}")
+        self.reply_label.setText(f"“{item.text or '(no text)'}”")
+        self.chooser.show_reply(item.wamid, item.conversation_id)
+
+    def _placed(self, wamid: str, key: str) -> None:
+        conversation_id = self._selected.conversation_id if self._selected else 0
+        self.model.remove_key(wamid)
+        self.reply_placed.emit(wamid, conversation_id, key)
