@@ -230,7 +230,10 @@ def parse_request(payload: Any, catalog: TemplateCatalog, numbers: NumberCache) 
     e164 = numbers.e164(to_input)
     if e164 is None:
         raise invalid_parameter(f"The recipient phone number {to_input} is not a valid phone number")
-    message_type = payload.get("type", "text")
+    message_type = payload.get("type")
+    if message_type is None:
+        # Graph takes the message object present when `type` is left out (text when none is).
+        message_type = next((name for name in sorted(MESSAGE_TYPES) if name in payload), "text")
     if message_type not in MESSAGE_TYPES:
         raise GraphError(
             400, 131051, "Unsupported message type", f"Message type {message_type} is not supported."

@@ -1,0 +1,1 @@
+"""Sandbox tests: conformance with recorded Graph traffic, validation, policy, webhooks, faults."""
