@@ -1,4 +1,4 @@
-"""Every recorded webhook body of the pywa corpus is accepted, stored, processed, and lands where it should."""
+"""Every recorded body of the pywa corpus is accepted, stored, processed, and lands where it should."""
 
 from __future__ import annotations
 

@@ -1,0 +1,87 @@
+"""A shuffled stream of 2,000 webhooks with 30 % duplicates converges to the ground truth, once each."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+from flask.testing import FlaskClient
+from sqlalchemy import func, select
+
+from backend import counters
+from backend.database import Database
+from backend.database.models import InboundMessage, JournalEntry, OutboxMessage
+from backend.webhooks.processor import WebhookProcessor
+from tests.integration.webhooks.support import (
+    NOW,
+    add_outbox_row,
+    encode,
+    envelope,
+    post_signed,
+    status,
+    statuses,
+    text_message,
+)
+
+TOTAL = 2000
+DUPLICATE_SHARE = 0.3
+OUTBOUND = 200
+FINAL_STATES = ("sent", "delivered", "read", "failed")
+PATHS = {
+    "sent": ("sent",),
+    "delivered": ("sent", "delivered"),
+    "read": ("sent", "delivered", "read"),
+    "failed": ("sent", "failed"),
+}
+TIME_FIELDS = {"sent": "sent_at", "delivered": "delivered_at", "read": "read_at", "failed": "failed_at"}
+
+
+@pytest.mark.timeout(120)
+def test_a_shuffled_stream_with_duplicates_ends_in_the_ground_truth(
+    database: Database, client: FlaskClient, processor: WebhookProcessor
+) -> None:
+    chooser = random.Random(20261129)
+    truth: dict[str, str] = {}
+    times: dict[tuple[str, str], int] = {}
+    unique_bodies: list[bytes] = []
+    for index in range(OUTBOUND):
+        wamid = f"wamid.OUT{index}"
+        add_outbox_row(database, key=f"order-{index}", wamid=wamid)
+        truth[wamid] = chooser.choice(FINAL_STATES)
+        for step, name in enumerate(PATHS[truth[wamid]]):
+            at = NOW + timedelta(minutes=index, seconds=step)
+            times[(wamid, name)] = int(at.timestamp())
+            unique_bodies.append(encode(envelope(statuses(status(wamid, name, at=at)))))
+    duplicates = int(TOTAL * DUPLICATE_SHARE)
+    inbound_count = TOTAL - duplicates - len(unique_bodies)
+    assert inbound_count > 0
+    for index in range(inbound_count):
+        sender = f"1650555{index % 50:04d}"
+        context = f"wamid.OUT{index % OUTBOUND}" if index % 3 == 0 else None
+        message = text_message(f"wamid.IN{index}", sender=sender, context_id=context, body=f"reply {index}")
+        unique_bodies.append(encode(envelope(message)))
+    stream = unique_bodies + [chooser.choice(unique_bodies) for _ in range(duplicates)]
+    chooser.shuffle(stream)
+    assert len(stream) == TOTAL
+
+    for offset, body in enumerate(stream):
+        assert post_signed(client, body).status_code == 200
+        # Process now and then, so some copies arrive after their original was applied.
+        if offset % 700 == 699:
+            processor.drain()
+    result = processor.drain()
+    assert result.failed_deliveries == 0
+
+    with database.reader() as session:
+        for row in session.scalars(select(OutboxMessage)):
+            assert row.state == truth[row.wamid], row.wamid
+            for name in PATHS[truth[row.wamid]]:
+                assert int(getattr(row, TIME_FIELDS[name]).timestamp()) == times[(row.wamid, name)]
+        assert session.scalar(select(func.count()).select_from(InboundMessage)) == inbound_count
+        received = session.scalar(
+            select(func.count()).select_from(JournalEntry).where(JournalEntry.type == "inbound.received")
+        )
+        assert received == inbound_count
+        assert counters.read(session, counters.DUPLICATE_WEBHOOKS) == duplicates
+        assert counters.read(session, counters.UNMATCHED_STATUSES) == 0
