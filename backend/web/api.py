@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask import Blueprint, Flask, Response, jsonify, request
+from werkzeug.routing import IntegerConverter, Map, ValidationError
 
 from backend.web import conversations_api, events_api, messages_api, metrics_api, supervisor_api
 from backend.web.common import require_token
@@ -23,6 +24,23 @@ def get_openapi() -> Response:
     return jsonify(openapi_document())
 
 
+MAX_ID = 2**63 - 1
+
+
+class IdConverter(IntegerConverter):
+    """A database id in a path: a positive integer the database can hold, else the route does not match."""
+
+    def __init__(self, url_map: Map) -> None:
+        super().__init__(url_map, min=1)
+
+    def to_python(self, value: str) -> int:
+        """The id, or no match (404) when it is too large for the database."""
+        number = int(super().to_python(value))
+        if number > MAX_ID:
+            raise ValidationError()
+        return number
+
+
 def _refuse_large_bodies() -> None:
     length = request.content_length
     if length is not None and length > MAX_REQUEST_BYTES and not request.path.startswith(_LARGE_BODY_PREFIX):
@@ -31,6 +49,7 @@ def _refuse_large_bodies() -> None:
 
 def register_api(app: Flask) -> None:
     """Add every API route and the body-size limit."""
+    app.url_map.converters["id"] = IdConverter
     app.before_request(_refuse_large_bodies)
     for module in (messages_api, supervisor_api, events_api, conversations_api, metrics_api):
         module.register(app)

@@ -20,6 +20,7 @@ from backend.web.factory import MAX_REQUEST_BYTES, web_context
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 1000
+MAX_CURSOR_VALUE = 2**53
 
 
 @dataclass(frozen=True)
@@ -159,7 +160,7 @@ def decode_cursor(keys: tuple[str, ...]) -> dict[str, Any] | None:
     if not isinstance(position, dict) or set(position) != set(keys):
         raise ApiError(400, "invalid_cursor", "The cursor is not one this API gave out.")
     for value in position.values():
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_CURSOR_VALUE:
             raise ApiError(400, "invalid_cursor", "The cursor is not one this API gave out.")
     return position
 

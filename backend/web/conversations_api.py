@@ -75,13 +75,13 @@ def _conversation_or_404(conversation_id: int) -> dict[str, Any]:
     return detail
 
 
-@blueprint.get("/conversations/<int:conversation_id>")
+@blueprint.get("/conversations/<id:conversation_id>")
 def get_conversation(conversation_id: int) -> Response:
     """One conversation: contact, assignee, window."""
     return jsonify(_conversation_or_404(conversation_id))
 
 
-@blueprint.get("/conversations/<int:conversation_id>/thread")
+@blueprint.get("/conversations/<id:conversation_id>/thread")
 def get_thread(conversation_id: int) -> Response:
     """The conversation's messages in time order, replies nested under the message they answer."""
     _conversation_or_404(conversation_id)
@@ -91,7 +91,7 @@ def get_thread(conversation_id: int) -> Response:
     return _page("messages", page, offset)
 
 
-@blueprint.post("/conversations/<int:conversation_id>/assign")
+@blueprint.post("/conversations/<id:conversation_id>/assign")
 def assign(conversation_id: int) -> Response:
     """Assign the conversation to a user by name, or unassign it with null."""
     body = json_object()
@@ -118,7 +118,7 @@ def assign(conversation_id: int) -> Response:
     return jsonify(_conversation_or_404(conversation_id))
 
 
-@blueprint.post("/conversations/<int:conversation_id>/read")
+@blueprint.post("/conversations/<id:conversation_id>/read")
 def mark_read(conversation_id: int) -> Response:
     """Mark the conversation as read (unread back to 0)."""
     with web_context().database.transaction() as session:
@@ -130,7 +130,7 @@ def mark_read(conversation_id: int) -> Response:
     return jsonify(_conversation_or_404(conversation_id))
 
 
-@blueprint.post("/conversations/<int:conversation_id>/reply")
+@blueprint.post("/conversations/<id:conversation_id>/reply")
 def reply(conversation_id: int) -> Response:
     """Reply in the conversation: text while the window is open, a template at any time."""
     user = caller()

@@ -253,7 +253,7 @@ def post_batch() -> Response:
     return response
 
 
-@blueprint.get("/batches/<int:batch_id>")
+@blueprint.get("/batches/<id:batch_id>")
 def get_batch(batch_id: int) -> Response:
     """A batch's messages counted by state, for progress bars."""
     with web_context().database.reader() as session:

@@ -358,7 +358,8 @@ def _paths() -> dict[str, Schema]:
             "post": _operation(
                 "A supervisor's decision on an unknown, held or stuck message",
                 _responses(
-                    {200: ("The message after the decision", _ref("Message"))}, [400, 401, 403, 404, 409, 413]
+                    {200: ("The message after the decision", _ref("Message"))},
+                    [400, 401, 403, 404, 409, 413, 503],
                 ),
                 parameters=[_KEY],
                 requestBody=_body(
