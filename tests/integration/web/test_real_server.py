@@ -1,0 +1,89 @@
+"""The API behind the real waitress server: concurrent duplicates over HTTP execute once."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from sqlalchemy import func, select
+
+from app.http_server import HttpServer
+from backend.database.models import OutboxMessage
+from tests.integration.web.conftest import Api
+
+ORDER = {
+    "to": "+16505551234",
+    "purpose": "order_shipped",
+    "template": {"name": "order_shipped", "language": "en", "parameters": ["77"]},
+}
+CLIENTS = 12
+
+
+@pytest.fixture
+def server(api: Api) -> Iterator[HttpServer]:
+    running = HttpServer(api.app, "127.0.0.1", 0).start()
+    yield running
+    running.stop()
+
+
+@pytest.mark.timeout(60)
+def test_concurrent_requests_with_one_key_execute_once_over_http(api: Api, server: HttpServer) -> None:
+    barrier = threading.Barrier(CLIENTS)
+    answers: list[httpx.Response] = []
+    lock = threading.Lock()
+
+    def post() -> None:
+        with httpx.Client(base_url=server.url, timeout=30) as client:
+            barrier.wait()
+            response = client.post(
+                "/v1/messages",
+                json=ORDER,
+                headers={"Authorization": f"Bearer {api.agent_token}", "Idempotency-Key": "http-race"},
+            )
+        with lock:
+            answers.append(response)
+
+    threads = [threading.Thread(target=post) for _ in range(CLIENTS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    statuses = sorted(response.status_code for response in answers)
+    assert set(statuses) <= {202, 409}, statuses
+    first = [r for r in answers if r.status_code == 202 and "Idempotent-Replayed" not in r.headers]
+    assert len(first) == 1
+    for response in answers:
+        if response.status_code == 202:
+            assert response.content == first[0].content
+        else:
+            assert response.json()["error"]["code"] == "idempotency_in_progress"
+    with api.database.reader() as session:
+        assert session.scalar(select(func.count()).select_from(OutboxMessage)) == 1
+
+
+@pytest.mark.timeout(60)
+def test_status_codes_over_http(api: Api, server: HttpServer) -> None:
+    auth = {"Authorization": f"Bearer {api.agent_token}"}
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        assert client.get("/healthz").status_code == 200
+        assert client.get("/v1/templates").status_code == 401
+        first = client.post("/v1/messages", json=ORDER, headers={**auth, "Idempotency-Key": "h-1"})
+        assert first.status_code == 202
+        again = client.post("/v1/messages", json=ORDER, headers={**auth, "Idempotency-Key": "h-1"})
+        assert again.headers["Idempotent-Replayed"] == "true" and again.content == first.content
+        other = client.post(
+            "/v1/messages", json={**ORDER, "purpose": "x"}, headers={**auth, "Idempotency-Key": "h-1"}
+        )
+        assert other.status_code == 422
+        big = client.post(
+            "/v1/messages",
+            content=b"{" + b" " * (1024 * 1024 + 1) + b"}",
+            headers={**auth, "Idempotency-Key": "h-2", "Content-Type": "application/json"},
+        )
+        assert big.status_code == 413
+        supervisor_only = client.get("/v1/supervisor/queue", headers=auth)
+        assert supervisor_only.status_code == 403
+        assert client.get("/metrics").text.startswith("# HELP")
