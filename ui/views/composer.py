@@ -6,7 +6,7 @@ import uuid
 from datetime import UTC, datetime
 from functools import partial
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
-    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -28,8 +27,6 @@ from ui.runner import BackgroundRunner
 CLOSED_WINDOW_TEXT = (
     "The customer's 24-hour window is closed: free text cannot be sent. Pick a template below to reopen it."
 )
-TEXT_PAGE = 0
-TEMPLATE_PAGE = 1
 
 
 class Composer(QWidget):
@@ -57,7 +54,7 @@ class Composer(QWidget):
         self.text_box = QPlainTextEdit()
         self.text_box.setAccessibleName("Reply text")
         self.text_box.setPlaceholderText("Write a reply…  (Ctrl+Enter sends)")
-        self.text_box.setMaximumHeight(90)
+        self.text_box.setMaximumHeight(80)
         self.text_box.textChanged.connect(self._draft_changed)
         self.send_button = QPushButton("Send")
         self.send_button.setAccessibleName("Send reply")
@@ -94,19 +91,16 @@ class Composer(QWidget):
         template_row.addStretch(1)
         template_row.addWidget(self.send_template_button)
         template_layout.addLayout(template_row)
-        text_page = QWidget()
-        text_row = QHBoxLayout(text_page)
-        text_row.setContentsMargins(0, 0, 0, 0)
-        text_row.addWidget(self.send_button)
-        text_row.addStretch(1)
-        self.pages = QStackedWidget()
-        self.pages.addWidget(text_page)
-        self.pages.addWidget(template_page)
+        self.template_page = template_page
+        text_row = QHBoxLayout()
+        text_row.addWidget(self.text_box, 1)
+        text_row.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
+        self._showing_templates = False
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 4, 8, 8)
-        layout.addWidget(self.text_box)
-        layout.addWidget(self.pages)
+        layout.addLayout(text_row)
+        layout.addWidget(self.template_page)
         layout.addWidget(self.status_label)
 
         for sequence in ("Ctrl+Return", "Ctrl+Enter"):
@@ -136,7 +130,7 @@ class Composer(QWidget):
     @property
     def showing_templates(self) -> bool:
         """Whether the template picker is shown instead of free text."""
-        return self.pages.currentIndex() == TEMPLATE_PAGE
+        return self._showing_templates
 
     def set_templates(self, templates: list[TemplateInfo]) -> None:
         """The templates the picker offers."""
@@ -177,7 +171,8 @@ class Composer(QWidget):
         )
         if not is_open and enabled and self.text_box.toPlainText():
             self.status_label.setText(CLOSED_WINDOW_TEXT)
-        self.pages.setCurrentIndex(TEXT_PAGE if is_open or not enabled else TEMPLATE_PAGE)
+        self._showing_templates = enabled and not is_open
+        self.template_page.setVisible(self._showing_templates)
         self.send_button.setEnabled(enabled and is_open and not self._sending)
         self.send_template_button.setEnabled(enabled and not self._sending and bool(self._templates))
 
