@@ -6,6 +6,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify, request
 from sqlalchemy import select, update
+from sqlalchemy.orm import Session
 
 from backend.database.models import Contact, Conversation, InboundMessage, User
 from backend.inbox import queries
@@ -137,7 +138,10 @@ def reply(conversation_id: int) -> Response:
     key = idempotency.check_key(request.headers.get("Idempotency-Key"))
     body = json_object()
     moment = now()
-    with web_context().database.reader() as session:
+
+    def answer(session: Session) -> idempotency.Answer:
+        # Checked under the key, so a retry of an accepted reply replays it even after the window
+        # closed; a refusal here releases the key.
         found = session.execute(
             select(Conversation, Contact)
             .join(Contact, Contact.id == Conversation.contact_id)
@@ -146,28 +150,31 @@ def reply(conversation_id: int) -> Response:
         if found is None:
             raise ApiError(404, "not_found", "There is no conversation with this id.")
         contact = found[1]
-        latest_inbound = session.scalar(
-            select(InboundMessage.wamid)
-            .where(InboundMessage.conversation_id == conversation_id)
-            .order_by(InboundMessage.received_at.desc(), InboundMessage.id.desc())
-            .limit(1)
+        if not contact.number:
+            raise ApiError(409, "no_recipient", "This contact has no phone number to reply to.")
+        window_open = contact.window_closes_at is not None and contact.window_closes_at > moment
+        body_for_request = dict(body)
+        # A reply answers the customer's latest message while the window is open; after it closes,
+        # a template starts a new business-initiated conversation unless the client names a message.
+        if body_for_request.get("reply_to") is None and window_open:
+            body_for_request["reply_to"] = session.scalar(
+                select(InboundMessage.wamid)
+                .where(InboundMessage.conversation_id == conversation_id)
+                .order_by(InboundMessage.received_at.desc(), InboundMessage.id.desc())
+                .limit(1)
+            )
+        request_ = message_request(
+            body_for_request, key=key, created_by=user.id, default_purpose=REPLY_PURPOSE, to=contact.number
         )
-    if not contact.number:
-        raise ApiError(409, "no_recipient", "This contact has no phone number to reply to.")
-    body_for_request = dict(body)
-    if body_for_request.get("reply_to") is None and latest_inbound is not None:
-        body_for_request["reply_to"] = latest_inbound
-    request_ = message_request(
-        body_for_request, key=key, created_by=user.id, default_purpose=REPLY_PURPOSE, to=contact.number
-    )
-    window_open = contact.window_closes_at is not None and contact.window_closes_at > moment
-    # Text and buttons need the customer service window; only a template may reopen a conversation.
-    if request_.template is None and not window_open:
-        raise ApiError(
-            409,
-            "window_closed",
-            "The 24-hour customer service window is closed: send an approved template instead.",
-        )
+        # Text and buttons need the customer service window; only a template may reopen a conversation.
+        if request_.template is None and not window_open:
+            raise ApiError(
+                409,
+                "window_closed",
+                "The 24-hour customer service window is closed: send an approved template instead.",
+            )
+        return enqueue_answer(session, request_)
+
     return idempotency.run_once(
         web_context().database,
         user_id=user.id,
@@ -176,7 +183,7 @@ def reply(conversation_id: int) -> Response:
         path=request.path,
         body=body,
         now=moment,
-        action=lambda session: enqueue_answer(session, request_),
+        action=answer,
     )
 
 

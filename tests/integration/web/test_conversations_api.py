@@ -178,3 +178,21 @@ def test_attribution_input_is_checked_before_anything_is_filed(api: Api) -> None
         assert response.get_json()["error"]["code"] == "invalid_attribution"
     with api.database.reader() as session:
         assert session.scalars(select(InboundMessage)).one().attribution == "unattributed"
+
+
+def test_a_retried_text_reply_replays_even_after_the_window_closed(api: Api) -> None:
+    conversation, _ = add_inbound(api.database, "+16505551234", "wamid.A", at=api.clock.now)
+    path = f"/v1/conversations/{conversation}/reply"
+    headers = api.headers(Idempotency_Key="r-late")
+    first = api.client().post(path, json={"text": "On it"}, headers=headers)
+    assert first.status_code == 202
+    api.clock.advance(25 * 3600)
+    again = api.client().post(path, json={"text": "On it"}, headers=headers)
+    assert again.status_code == 202
+    assert again.data == first.data and again.headers["Idempotent-Replayed"] == "true"
+    refused = api.client().post(path, json={"text": "Hello?"}, headers=api.headers(Idempotency_Key="r-new"))
+    assert refused.status_code == 409
+    # The refusal did not burn its key: a template under the same key goes.
+    template = api.client().post(path, json=TEMPLATE_REPLY, headers=api.headers(Idempotency_Key="r-new"))
+    assert template.status_code == 202
+    assert template.get_json()["reply_to"] is None

@@ -226,3 +226,23 @@ def test_a_bad_batch_is_refused_whole(api: Api, body: dict[str, object]) -> None
     response = api.client().post("/v1/messages/batch", json=body, headers=api.headers())
     assert response.status_code == 400
     assert _outbox_count(api) == 0
+
+
+def test_keys_are_kept_a_day_and_the_outbox_still_recognises_them_after_purging(api: Api) -> None:
+    from backend.web.idempotency import purge
+
+    first = api.send("k-old", ORDER)
+    api.clock.advance(23 * 3600)
+    with api.database.transaction() as session:
+        assert purge(session, api.clock.now, retention=timedelta(hours=1)) == 0  # never under 24 h
+    assert api.send("k-old", ORDER).data == first.data
+    api.clock.advance(2 * 3600)
+    with api.database.transaction() as session:
+        assert purge(session, api.clock.now) == 1
+    # The stored answer is gone, but the outbox key is not: still one message, marked as a replay.
+    late = api.send("k-old", ORDER)
+    assert late.status_code == 202
+    assert late.headers["Idempotent-Replayed"] == "true"
+    assert late.get_json()["key"] == "k-old"
+    assert api.send("k-old", {**ORDER, "purpose": "other"}).status_code == 422
+    assert _outbox_count(api) == 1
