@@ -24,7 +24,8 @@ def get_openapi() -> Response:
     return jsonify(openapi_document())
 
 
-MAX_ID = 2**63 - 1
+# Conversation and batch ids are 32-bit INTEGER columns on PostgreSQL.
+MAX_ID = 2**31 - 1
 
 
 class IdConverter(IntegerConverter):
