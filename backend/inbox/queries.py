@@ -68,6 +68,7 @@ def message_resource(row: OutboxMessage) -> dict[str, Any]:
         "conversation_id": row.conversation_id,
         "reply_to": row.reply_to,
         "hold_reason": row.hold_reason,
+        "trigger_ref": row.trigger_ref,
     }
 
 
@@ -144,8 +145,46 @@ def list_conversations(
         Conversation.id.desc(),
     )
     rows = session.execute(query.offset(offset).limit(limit + 1)).all()
-    items = [_conversation_resource(c, contact, name, now) for c, contact, name in rows[:limit]]
+    page = rows[:limit]
+    latest = _latest_texts(session, [conversation.id for conversation, _, _ in page])
+    items = []
+    for conversation, contact, name in page:
+        item = _conversation_resource(conversation, contact, name, now)
+        item["last_message"] = latest.get(conversation.id)
+        items.append(item)
     return Page(items, len(rows) > limit)
+
+
+def _latest_texts(session: Session, conversation_ids: list[int]) -> dict[int, str | None]:
+    """The text of each conversation's latest message, inbound or outbound (four queries a page)."""
+    if not conversation_ids:
+        return {}
+    newest_inbound = (
+        select(func.max(InboundMessage.id))
+        .where(InboundMessage.conversation_id.in_(conversation_ids))
+        .group_by(InboundMessage.conversation_id)
+    )
+    newest_outbound = (
+        select(func.max(OutboxMessage.id))
+        .where(OutboxMessage.conversation_id.in_(conversation_ids))
+        .group_by(OutboxMessage.conversation_id)
+    )
+    candidates: dict[int, tuple[datetime, str | None]] = {}
+    for inbound in session.scalars(select(InboundMessage).where(InboundMessage.id.in_(newest_inbound))):
+        text = inbound.text if inbound.text is not None else inbound.caption
+        candidates[inbound.conversation_id] = (
+            inbound.received_at,
+            text or inbound.choice_title or inbound.type,
+        )
+    for outbound in session.scalars(select(OutboxMessage).where(OutboxMessage.id.in_(newest_outbound))):
+        assert outbound.conversation_id is not None
+        known = candidates.get(outbound.conversation_id)
+        if known is None or outbound.created_at > known[0]:
+            candidates[outbound.conversation_id] = (
+                outbound.created_at,
+                preview_text(outbound.kind, outbound.payload),
+            )
+    return {conversation_id: text for conversation_id, (_, text) in candidates.items()}
 
 
 def conversation_detail(session: Session, conversation_id: int, now: datetime) -> dict[str, Any] | None:
@@ -317,9 +356,21 @@ def supervisor_queue(session: Session, *, now: datetime, limit: int, offset: int
                         "received_at": iso(event.received_at),
                     }
                 )
+    names: dict[int, str | None] = {}
+    conversation_ids = {row.conversation_id for row in page if row.conversation_id is not None}
+    if conversation_ids:
+        names = dict(
+            session.execute(
+                select(Conversation.id, Contact.profile_name)
+                .join(Contact, Contact.id == Conversation.contact_id)
+                .where(Conversation.id.in_(conversation_ids))
+            ).tuples()
+        )
     items = []
     for row in page:
         item = message_resource(row)
+        item["body"] = preview_text(row.kind, row.payload)
+        item["name"] = names.get(row.conversation_id) if row.conversation_id is not None else None
         reason = row.state
         if row.state == states.SENDING:
             reason = "sending_past_lease"

@@ -44,6 +44,13 @@ def _offset() -> int:
     return 0 if position is None else int(position["o"])
 
 
+@blueprint.get("/me")
+def get_me() -> Response:
+    """Who the token belongs to."""
+    user = caller()
+    return jsonify({"name": user.name, "role": user.role})
+
+
 @blueprint.get("/conversations")
 def list_conversations() -> Response:
     """Conversations by view (mine, unassigned, all), window (open, closed) and search text."""

@@ -133,6 +133,7 @@ def _schemas() -> dict[str, Schema]:
             "conversation_id": _nullable(_INTEGER),
             "reply_to": _NULLABLE_STRING,
             "hold_reason": _NULLABLE_STRING,
+            "trigger_ref": _NULLABLE_STRING,
         },
         ["key", "to", "purpose", "state", "wamid", "attempts", "error", "created_at"],
     )
@@ -178,6 +179,7 @@ def _schemas() -> dict[str, Schema]:
             "unread": _INTEGER,
             "window_closes_at": _NULLABLE_TIME,
             "window_open": {"type": "boolean"},
+            "last_message": _NULLABLE_STRING,
         },
         ["id", "contact", "assignee", "last_message_at", "unread", "window_closes_at"],
     )
@@ -250,6 +252,8 @@ def _schemas() -> dict[str, Schema]:
                 _object(
                     {
                         "reason": _STRING,
+                        "body": _STRING,
+                        "name": _NULLABLE_STRING,
                         "age_seconds": {"type": "number"},
                         "last_error": {},
                         "evidence": {"type": "array", "items": {"type": "object"}},
@@ -405,6 +409,15 @@ def _paths() -> dict[str, Schema]:
                     _query("wait", {"type": "number", "minimum": 0, "maximum": 30}, "Seconds to wait."),
                     _LIMIT,
                 ],
+            )
+        },
+        "/v1/me": {
+            "get": _operation(
+                "Who the token belongs to",
+                _responses(
+                    {200: ("The caller", _object({"name": _STRING, "role": _STRING}, ["name", "role"]))},
+                    [401],
+                ),
             )
         },
         "/v1/conversations": {

@@ -45,6 +45,7 @@ def test_conversation_lists_filter_by_view_window_and_search(api: Api) -> None:
     listed = _get(api, "/v1/conversations").get_json()["conversations"][0]
     assert listed["contact"] == {"wa_id": "447911123456", "number": "+447911123456", "name": "Eli"}
     assert listed["unread"] == 1
+    assert listed["last_message"] == "hello"
     assert listed["window_closes_at"] == "2026-11-30T08:55:00Z"
     assert _get(api, "/v1/conversations?view=theirs").status_code == 400
 
@@ -196,3 +197,22 @@ def test_a_retried_text_reply_replays_even_after_the_window_closed(api: Api) -> 
     template = api.client().post(path, json=TEMPLATE_REPLY, headers=api.headers(Idempotency_Key="r-new"))
     assert template.status_code == 202
     assert template.get_json()["reply_to"] is None
+
+
+def test_me_names_the_caller_and_their_role(api: Api) -> None:
+    assert _get(api, "/v1/me").get_json() == {"name": "alice", "role": "agent"}
+    assert _get(api, "/v1/me", api.supervisor_token).get_json() == {"name": "sam", "role": "supervisor"}
+
+
+def test_the_list_shows_the_latest_message_in_either_direction(api: Api) -> None:
+    conversation, _ = add_inbound(
+        api.database, "+16505551234", "wamid.A", at=api.clock.now, text="where is it?"
+    )
+    api.clock.advance(30)
+    api.client().post(
+        f"/v1/conversations/{conversation}/reply",
+        json={"text": "On its way"},
+        headers=api.headers(Idempotency_Key="r-latest"),
+    )
+    listed = _get(api, "/v1/conversations").get_json()["conversations"]
+    assert listed[0]["last_message"] == "On its way"

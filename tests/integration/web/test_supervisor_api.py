@@ -70,6 +70,7 @@ def test_the_queue_lists_unknown_held_and_stuck_sending_with_evidence(api: Api) 
     assert unknown["evidence"][0]["callback_data"] == "unknown-1"
     assert items["stuck-1"]["reason"] == "sending_past_lease"
     assert items["held-1"]["hold_reason"] == "window_closed"
+    assert items["held-1"]["body"] == "x"
     assert response.get_json()["next_cursor"] is None
 
 
