@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import OperationalError
@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from backend import counters
 from backend.clock import Clock, utc_now
 from backend.database import Database
-from backend.database.models import ProcessedEvent, WebhookDelivery
+from backend.database.models import JournalEntry, ProcessedEvent, WebhookDelivery
 from backend.domain.templates import TemplateCatalog
 from backend.domain.webhook_events import (
     InboundMessageEvent,
@@ -38,7 +38,7 @@ DEFAULT_BATCH_SIZE = 100
 IDLE_SECONDS = 0.2
 RETRY_AFTER_SECONDS = 2.0
 MAX_ERROR_LENGTH = 2000
-_KEY_CHUNK = 500
+_ID_CHUNK = 500
 
 
 @dataclass
@@ -77,23 +77,17 @@ def _parse(delivery_id: int, body: bytes) -> _Delivery:
 
 def _insert_new_keys(session: Session, keys: list[tuple[str, int]], now: datetime) -> set[str]:
     """Insert event keys; the ones that already existed are not returned."""
-    new: set[str] = set()
     dialect_insert = postgresql_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    statement = (
+        dialect_insert(ProcessedEvent)
+        .on_conflict_do_nothing(index_elements=["event_key"])
+        .returning(ProcessedEvent.event_key)
+    )
     # Sorted so concurrent processors take key locks in the same order (no deadlock on PostgreSQL).
-    ordered = sorted(keys)
-    for start in range(0, len(ordered), _KEY_CHUNK):
-        rows = [
-            {"event_key": key, "delivery_id": delivery_id, "processed_at": now}
-            for key, delivery_id in ordered[start : start + _KEY_CHUNK]
-        ]
-        statement = (
-            dialect_insert(ProcessedEvent)
-            .values(rows)
-            .on_conflict_do_nothing(index_elements=["event_key"])
-            .returning(ProcessedEvent.event_key)
-        )
-        new.update(session.scalars(statement))
-    return new
+    rows = [
+        {"event_key": key, "delivery_id": delivery, "processed_at": now} for key, delivery in sorted(keys)
+    ]
+    return set(session.scalars(statement, rows))
 
 
 def apply_deliveries(
@@ -140,12 +134,7 @@ def apply_deliveries(
     )
     result.unmatched_statuses = status_outcome.unmatched
 
-    for delivery in deliveries:
-        session.execute(
-            update(WebhookDelivery)
-            .where(WebhookDelivery.id == delivery.id)
-            .values(processed_at=now, parse_error=_cut(delivery.problem))
-        )
+    _mark_processed(session, deliveries, now)
     # A replay repeats events and parse failures on purpose: they are not new deliveries from Meta.
     if result.duplicates and not replay:
         counters.bump(session, counters.DUPLICATE_WEBHOOKS, result.duplicates)
@@ -153,10 +142,39 @@ def apply_deliveries(
         counters.bump(session, counters.UNMATCHED_STATUSES, result.unmatched_statuses)
     if result.parse_failures and not replay:
         counters.bump(session, counters.WEBHOOK_PARSE_FAILURES, result.parse_failures)
-    # Journal last: on PostgreSQL it holds a lock until commit.
-    for event_type, data in status_outcome.journal + inbound_outcome.journal:
-        journal(session, event_type, data, now)
+    _journal_all(session, status_outcome.journal + inbound_outcome.journal, now)
     return result
+
+
+def _journal_all(session: Session, entries: list[tuple[str, dict[str, Any]]], now: datetime) -> None:
+    """Journal entries in order, as the last writes of the transaction (on PostgreSQL it takes a lock)."""
+    if not entries:
+        return
+    (first_type, first_data), *rest = entries
+    # The first goes through `journal` so the ordering lock is taken as everywhere else; the rest
+    # follow in one multi-row insert, after it, in the same order.
+    journal(session, first_type, first_data, now)
+    if rest:
+        session.flush()
+        session.execute(
+            insert(JournalEntry.__table__),  # type: ignore[arg-type]
+            [{"type": event_type, "at": now, "data": data} for event_type, data in rest],
+        )
+
+
+def _mark_processed(session: Session, deliveries: list[_Delivery], now: datetime) -> None:
+    table: Any = WebhookDelivery.__table__
+    clean = [delivery.id for delivery in deliveries if delivery.problem is None]
+    for start in range(0, len(clean), _ID_CHUNK):
+        ids = clean[start : start + _ID_CHUNK]
+        session.execute(update(table).where(table.c.id.in_(ids)).values(processed_at=now))
+    for delivery in deliveries:
+        if delivery.problem is not None:
+            session.execute(
+                update(table)
+                .where(table.c.id == delivery.id)
+                .values(processed_at=now, parse_error=_cut(delivery.problem))
+            )
 
 
 def _cut(text: str | None) -> str | None:

@@ -100,7 +100,7 @@ def apply_statuses(session: Session, events: list[StatusEvent], now: datetime) -
             }
         )
     session.flush()
-    session.execute(insert(StatusEventRow), evidence)
+    session.execute(insert(StatusEventRow.__table__), evidence)  # type: ignore[arg-type]
     return outcome
 
 
