@@ -25,7 +25,7 @@ from ui.api.resources import (
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 # A long poll may take `wait` seconds to answer; allow that plus a margin.
-LONG_POLL_MARGIN_SECONDS = 10.0
+LONG_POLL_MARGIN_SECONDS = 5.0
 
 
 class ApiError(Exception):
