@@ -41,6 +41,9 @@ class FakeGraph:
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
         self._sequence = 0
+        self._closing: asyncio.Event | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+        self._handlers: set[asyncio.Task[Any]] = set()
 
     @property
     def url(self) -> str:
@@ -57,10 +60,25 @@ class FakeGraph:
 
     def stop(self) -> None:
         """Stop serving and close every connection."""
-        if self._loop is not None:
+        if self._loop is not None and self._loop.is_running():
+            future = asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop)
+            with contextlib.suppress(Exception):
+                future.result(5)
             self._loop.call_soon_threadsafe(self._loop.stop)
         if self._thread is not None:
             self._thread.join(5)
+
+    async def _shutdown(self) -> None:
+        # Handlers end by themselves once their connection closes; cancelling them instead trips a
+        # bug in asyncio's stream callback on Python 3.11.
+        if self._server is not None:
+            self._server.close()
+        if self._closing is not None:
+            self._closing.set()
+        for writer in list(self._writers):
+            writer.close()
+        if self._handlers:
+            await asyncio.wait(set(self._handlers), timeout=3)
 
     def count(self, key: str) -> int:
         """How many requests carried this dedupe key."""
@@ -81,15 +99,11 @@ class FakeGraph:
         try:
             loop.run_forever()
         finally:
-            if self._server is not None:
-                self._server.close()
-            for task in asyncio.all_tasks(loop):
-                task.cancel()
-            with contextlib.suppress(Exception):
-                loop.run_until_complete(asyncio.sleep(0))
+            loop.run_until_complete(self._shutdown())
             loop.close()
 
     async def _bind(self) -> None:
+        self._closing = asyncio.Event()
         self._server = await asyncio.start_server(self._serve_connection, self.host, self.port, backlog=2048)
         self.port = self._server.sockets[0].getsockname()[1]
 
@@ -102,6 +116,10 @@ class FakeGraph:
             await self._server.serve_forever()
 
     async def _serve_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._handlers.add(task)
+        self._writers.add(writer)
         try:
             while True:
                 try:
@@ -120,8 +138,10 @@ class FakeGraph:
                     await writer.drain()
                     continue
                 _key, to = self._record(body)
+                assert self._closing is not None
                 if self.mode == "hang":
-                    await asyncio.Event().wait()
+                    await self._closing.wait()
+                    return
                 if self.latency:
                     await asyncio.sleep(self.latency)
                 self._sequence += 1
@@ -135,7 +155,12 @@ class FakeGraph:
         except (ConnectionError, asyncio.IncompleteReadError):
             return
         finally:
+            self._writers.discard(writer)
             writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+            if task is not None:
+                self._handlers.discard(task)
 
     def _record(self, body: bytes) -> tuple[str, str]:
         try:

@@ -99,7 +99,7 @@ def plan_claim(
         if needs_open_window(candidate.kind) and not window_is_open(candidate.window_closes_at, now):
             plan.held.append(candidate.id)
             continue
-        if not candidate.urgent:
+        if rules.quiet is not None and not candidate.urgent:
             zones = time_zones_for(candidate.to_number, rules.fallback_zone)
             quiet_end = quiet_until(rules.quiet, zones, max(now, slot))
             if quiet_end is not None:
