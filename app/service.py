@@ -13,10 +13,13 @@ from flask import Flask
 
 from backend.clock import Clock, utc_now
 from backend.database import Database
+from backend.inbox.retention import RetentionSweeper
+from backend.inbox.windows import WindowTimers
 from backend.outbox.sender import OutboxSender
 from backend.outbox.workers import OutboxSweeper
 from backend.settings import Settings
 from backend.web import create_app
+from backend.webhooks.processor import WebhookProcessor
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +84,10 @@ def build_workers(
     # Outbox: the sender (graph_transport None = real network) and its sweeps.
     workers.append(OutboxSender(database, settings, transport=graph_transport, clock=clock))
     workers.append(OutboxSweeper(database, settings, clock=clock))
+    # Webhooks and inbox: stored bodies to effects, window timers, retention.
+    workers.append(WebhookProcessor(database, settings, clock=clock))
+    workers.append(WindowTimers(database, clock=clock))
+    workers.append(RetentionSweeper(database, settings, clock=clock))
     return workers
 
 

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from datetime import UTC, datetime
 
-from app.commands.common import not_built
+from app.cli_errors import CommandError
+from app.commands.common import open_database, settings_from
+from backend.inbox.auto_reply import AutoReply
+from backend.templates import load_templates
+from backend.webhooks.processor import replay_since
 
 
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -16,6 +21,32 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     replay.set_defaults(run=run_replay)
 
 
+def parse_since(text: str) -> datetime:
+    """An ISO 8601 time (a date alone means its midnight); UTC when it names no zone."""
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise CommandError(f"--since {text!r} is not an ISO 8601 time such as 2026-11-29T09:00Z") from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
 def run_replay(args: argparse.Namespace) -> int:
-    """Re-run processing over stored bodies received since a time."""
-    return not_built("webhooks replay")
+    """Re-run processing over stored bodies received since a time; events already applied are skipped."""
+    since = parse_since(args.since)
+    settings = settings_from(args)
+    database = open_database(settings)
+    try:
+        hook = (
+            AutoReply(settings, load_templates(settings.templates_file))
+            if settings.auto_reply_enabled
+            else None
+        )
+        result = replay_since(database, since, on_window_opened=hook)
+    finally:
+        database.dispose()
+    print(
+        f"replayed {result.deliveries} stored bodies since {since.isoformat()}: {result.events} events, "
+        f"{result.applied} newly applied, {result.duplicates} already applied, "
+        f"{result.parse_failures} unreadable"
+    )
+    return 0
