@@ -61,12 +61,57 @@ def test_the_same_key_with_another_body_is_an_idempotency_conflict(api: Api) -> 
     assert _outbox_count(api) == 1
 
 
-def test_keys_are_scoped_per_user_and_never_send_another_users_message(api: Api) -> None:
-    api.send("shared-key", ORDER)
-    response = api.send("shared-key", ORDER, token=api.other_agent_token)
-    # Bob's record is new, but the outbox key belongs to Alice's message: refused, nothing sent twice.
-    assert response.status_code == 422
-    assert response.get_json()["error"]["code"] == "idempotency_conflict"
+def test_keys_are_scoped_per_user_but_one_key_is_one_message_for_everyone(api: Api) -> None:
+    first = api.send("shared-key", ORDER)
+    # Bob's key record is his own, but the outbox key already names this message: he gets it, and
+    # the customer still gets one message.
+    same = api.send("shared-key", ORDER, token=api.other_agent_token)
+    assert same.status_code == 202
+    assert same.headers["Idempotent-Replayed"] == "true"
+    assert same.get_json()["key"] == first.get_json()["key"]
+    different = api.send("other-key", ORDER, token=api.other_agent_token)
+    assert different.status_code == 202
+    conflict = api.send("shared-key", {**ORDER, "purpose": "other"}, token=api.supervisor_token)
+    assert conflict.status_code == 422
+    assert conflict.get_json()["error"]["code"] == "idempotency_conflict"
+    assert _outbox_count(api) == 2
+
+
+def test_one_key_on_two_routes_is_a_conflict(api: Api) -> None:
+    from tests.integration.web.conftest import add_inbound
+
+    conversation, _ = add_inbound(api.database, "+16505551234", "wamid.A", at=api.clock.now)
+    assert api.send("k-routes", ORDER).status_code == 202
+    reply = api.client().post(
+        f"/v1/conversations/{conversation}/reply",
+        json={"template": ORDER["template"]},
+        headers=api.headers(Idempotency_Key="k-routes"),
+    )
+    assert reply.status_code == 422
+
+
+def test_an_internal_error_releases_the_key_and_a_retry_succeeds(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from backend.web import messages_api
+
+    real_enqueue = messages_api.enqueue
+    calls = []
+
+    def failing_once(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("the database went away")
+        return real_enqueue(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(messages_api, "enqueue", failing_once)
+    failed = api.send("k-error", ORDER)
+    assert failed.status_code == 500
+    assert failed.get_json()["error"]["code"] == "internal_error"
+    assert _outbox_count(api) == 0
+    retried = api.send("k-error", ORDER)
+    assert retried.status_code == 202
+    assert "Idempotent-Replayed" not in retried.headers
     assert _outbox_count(api) == 1
 
 
