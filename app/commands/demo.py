@@ -282,7 +282,7 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.offscreen and not display_available():
         print(
-            "inbox demo: no display found; add --offscreen (e.g. `inbox demo --offscreen --screenshot demo.png`)",
+            "inbox demo: no display found; try `inbox demo --offscreen --screenshot demo.png`",
             file=sys.stderr,
         )
         return 2

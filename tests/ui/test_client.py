@@ -278,7 +278,7 @@ def test_a_lost_connection_shows_a_banner_and_reconnects_without_missing_events(
     assert feed is not None
     qtbot.waitUntil(lambda: feed.connected and not feed._needs_start_seq, timeout=10_000)
     relay.cut()
-    qtbot.waitUntil(lambda: window.banner.isVisible(), timeout=15_000)
+    qtbot.waitUntil(window.banner.isVisible, timeout=15_000)
     assert "lost" in window.banner.text()
     # What happens while the client is away is in the journal when it comes back.
     customer_writes(stack, CUSTOMER, "Written while you were away")

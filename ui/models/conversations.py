@@ -33,6 +33,7 @@ class ConversationListModel(PagedListModel[Conversation]):
         self.view = "all"
         self.window: str | None = None
         self.query = ""
+        self.page_size = PAGE_SIZE
 
     def item_key(self, item: Conversation) -> Hashable:
         """Conversations are keyed by id."""
@@ -72,7 +73,7 @@ class ConversationListModel(PagedListModel[Conversation]):
             view=self.view,
             window=self.window,
             query=self.query or None,
-            limit=PAGE_SIZE,
+            limit=self.page_size,
         )
         self.set_loader(_CursorLoader(loader))
 

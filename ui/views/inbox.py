@@ -153,6 +153,10 @@ class InboxView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
 
+    def set_user_name(self, name: str) -> None:
+        """The signed-in user's name, as the backend knows it (for Assign to me and Mine)."""
+        self._user_name = name
+
     # -- loading and filters -----------------------------------------------------------------
     def start(self) -> None:
         """Load the conversation list."""

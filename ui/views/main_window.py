@@ -9,7 +9,7 @@ from PySide6.QtGui import QCloseEvent, QColor, QIcon, QKeySequence, QPainter, QP
 from PySide6.QtWidgets import QLabel, QMainWindow, QSystemTrayIcon, QTabWidget, QVBoxLayout, QWidget
 
 from ui.api.client import ApiClient
-from ui.api.resources import Conversation, Event, Page, TemplateInfo
+from ui.api.resources import Conversation, Event, Identity, Page, TemplateInfo
 from ui.live import EventFeed
 from ui.runner import BackgroundRunner
 from ui.views.health import HealthView
@@ -156,7 +156,7 @@ class MainWindow(QMainWindow):
         self.health.start()
         if self._api is None or self._runner is None:
             return
-        self._runner.submit(self._api.is_supervisor, self._supervisor_known, self._probe_failed)
+        self._runner.submit(self._api.identity, self._identity_known, self._probe_failed)
         self._runner.submit(self._api.templates, self._templates_loaded, self._probe_failed)
         self._runner.submit(
             partial(_conversations_page, self._api, "mine"), self._mine_loaded, self._probe_failed
@@ -175,6 +175,16 @@ class MainWindow(QMainWindow):
         if self.tray is not None:
             self.tray.hide()
         super().closeEvent(event)
+
+    def _identity_known(self, identity: Identity) -> None:
+        if identity.name is not None:
+            self._user_name = identity.name
+            self.inbox.set_user_name(identity.name)
+        if identity.role is None and self._api is not None and self._runner is not None:
+            # An older backend without /v1/me: ask the supervisor queue whether it lets us in.
+            self._runner.submit(self._api.is_supervisor, self._supervisor_known, self._probe_failed)
+        else:
+            self._supervisor_known(identity.is_supervisor)
 
     def _supervisor_known(self, is_supervisor: bool) -> None:
         self._is_supervisor = is_supervisor

@@ -1,0 +1,226 @@
+"""The client's small parts: countdowns, status marks, plain errors, wire parsing, runner, health history."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QObject
+
+from ui.api.resources import (
+    Conversation,
+    Event,
+    InboundMessage,
+    OutboundMessage,
+    SendError,
+    SupervisorItem,
+    TemplateInfo,
+    parse_thread_item,
+)
+from ui.health import HealthHistory
+from ui.presentation import plain_error, status_mark, window_text
+from ui.runner import BackgroundRunner
+from ui.sign_in import SignIn, load_sign_in, save_sign_in
+
+NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("closes_in", "text", "is_open", "urgent"),
+    [
+        (timedelta(hours=3, minutes=12, seconds=30), "3 h 12 m left", True, False),
+        (timedelta(hours=1), "1 h 0 m left", True, False),
+        (timedelta(minutes=59, seconds=59), "59 m left", True, True),
+        (timedelta(seconds=30), "0 m left", True, True),
+        (timedelta(0), "closed", False, False),
+        (-timedelta(hours=2), "closed", False, False),
+    ],
+)
+def test_window_countdown(closes_in: timedelta, text: str, is_open: bool, urgent: bool) -> None:
+    shown = window_text(NOW + closes_in, NOW)
+    assert (shown.text, shown.is_open, shown.urgent) == (text, is_open, urgent)
+
+
+def test_a_conversation_never_written_has_a_closed_window() -> None:
+    assert window_text(None, NOW).text == "closed"
+
+
+@pytest.mark.parametrize(
+    ("state", "mark"),
+    [
+        ("queued", "🕓"),
+        ("sending", "↗"),
+        ("sent", "✓"),
+        ("delivered", "✓✓"),
+        ("read", "✓✓"),
+        ("failed", "✕"),
+        ("unknown", "⚠"),
+    ],
+)
+def test_status_marks(state: str, mark: str) -> None:
+    assert status_mark(state).mark == mark
+
+
+def test_read_is_coloured_and_delivered_is_not() -> None:
+    assert status_mark("read").colour != status_mark("delivered").colour
+
+
+def test_plain_errors_explain_the_code_in_words() -> None:
+    text = plain_error(SendError(code=131047, title="Re-engagement message", details=None))
+    assert "24 hours" in text and "template" in text and "131047" in text
+    assert (
+        plain_error(SendError(code=999999, title="Odd", details="Something odd"))
+        == "Something odd (code 999999)"
+    )
+    assert plain_error(None) == ""
+
+
+def test_thread_entries_parse_with_replies_choices_and_reactions() -> None:
+    outbound = parse_thread_item(
+        {
+            "direction": "outbound",
+            "key": "k1",
+            "wamid": "wamid.1",
+            "state": "read",
+            "purpose": "feedback",
+            "body": "How did we do?",
+            "created_at": "2026-05-01T12:00:00Z",
+            "trigger_ref": "order-9",
+            "error": None,
+            "replies": [
+                {
+                    "direction": "inbound",
+                    "wamid": "in.1",
+                    "type": "interactive",
+                    "text": None,
+                    "choice": "b1",
+                    "choice_title": "Great",
+                    "context_id": "wamid.1",
+                    "attributed": True,
+                    "received_at": None,
+                },
+                {
+                    "direction": "inbound",
+                    "wamid": "in.2",
+                    "type": "reaction",
+                    "text": None,
+                    "choice": None,
+                    "reaction": "👍",
+                    "context_id": None,
+                    "attributed": True,
+                    "received_at": None,
+                },
+            ],
+        }
+    )
+    assert isinstance(outbound, OutboundMessage)
+    assert outbound.trigger_ref == "order-9"
+    assert [reply.choice for reply in outbound.replies] == ["Great"]
+    assert [reaction.emoji for reaction in outbound.reactions] == ["👍"]
+    loose = parse_thread_item(
+        {"direction": "inbound", "wamid": "in.3", "type": "text", "text": "hi", "attributed": False}
+    )
+    assert isinstance(loose, InboundMessage) and not loose.attributed
+
+
+def test_conversation_and_supervisor_items_parse() -> None:
+    conversation = Conversation.from_json(
+        {
+            "id": 3,
+            "contact": {"wa_id": "16505551234", "number": "+16505551234", "name": None},
+            "assignee": None,
+            "last_message_at": "2026-05-01T12:00:00+00:00",
+            "unread": 2,
+            "window_closes_at": None,
+            "last_message": "Hi",
+        }
+    )
+    assert conversation.contact.display_name == "+16505551234" and conversation.last_message == "Hi"
+    item = SupervisorItem.from_json(
+        {
+            "key": "k",
+            "to": "+16505551234",
+            "state": "unknown",
+            "attempts": 1,
+            "reason": "unknown",
+            "name": "Ana",
+            "conversation_id": 3,
+            "age_seconds": 75.0,
+            "last_error": None,
+            "evidence": [{"wamid": "w", "status": "delivered", "occurred_at": "2026-05-01T12:00:00Z"}],
+        }
+    )
+    assert item.contact_name == "Ana" and item.conversation_id == 3
+    assert "delivered" in item.evidence[0]
+
+
+def test_template_preview_fills_what_is_given_and_names_what_is_missing() -> None:
+    template = TemplateInfo("appointment_reminder", "en", "On {{1}} at {{2}}.", ("date", "time"))
+    assert template.render(["Friday", ""]) == "On Friday at [time]."
+
+
+class _Receiver(QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.results: list[tuple[Any, bool]] = []
+        self.errors: list[Exception] = []
+
+    def take(self, value: Any) -> None:
+        self.results.append((value, threading.current_thread() is threading.main_thread()))
+
+    def fail(self, error: Exception) -> None:
+        self.errors.append(error)
+
+
+def _explode() -> None:
+    raise ValueError("boom")
+
+
+def test_the_runner_delivers_results_and_errors_on_the_gui_thread(qtbot: Any) -> None:
+    runner = BackgroundRunner()
+    receiver = _Receiver()
+    runner.submit(threading.get_ident, receiver.take, receiver.fail)
+    runner.submit(_explode, receiver.take, receiver.fail)
+    qtbot.waitUntil(lambda: runner.pending_count == 0, timeout=5000)
+    assert len(receiver.results) == 1
+    worker_ident, on_gui_thread = receiver.results[0]
+    assert worker_ident != threading.get_ident() and on_gui_thread
+    assert [str(error) for error in receiver.errors] == ["boom"]
+    runner.shutdown()
+
+
+def test_the_runner_refuses_a_lambda_for_results(qtbot: Any) -> None:
+    runner = BackgroundRunner()
+    with pytest.raises(TypeError):
+        runner.submit(threading.get_ident, lambda value: None)
+    runner.shutdown()
+
+
+def _event(seq: int, at: datetime, key: str, state: str, previous: str) -> Event:
+    data = {"key": key, "state": state, "previous_state": previous, "conversation_id": 1}
+    return Event(seq=seq, type="message.state_changed", at=at, data=data)
+
+
+def test_health_history_counts_sends_and_delivery_gaps_once() -> None:
+    start = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=5)
+    events = [
+        _event(1, start, "a", "sending", "queued"),
+        _event(2, start + timedelta(seconds=1), "a", "accepted", "sending"),
+        _event(3, start + timedelta(seconds=2), "a", "sent", "accepted"),
+        _event(4, start + timedelta(seconds=5), "a", "delivered", "sent"),
+        _event(5, start + timedelta(seconds=2), "b", "accepted", "sending"),
+    ]
+    history = HealthHistory()
+    history.add(events)
+    history.add(events)  # the same events again change nothing
+    assert sum(point.value for point in history.send_rate()) * 10 / 60 == pytest.approx(2)
+    assert [point.value for point in history.delivery_gap()] == [3.0]
+
+
+def test_sign_in_is_remembered_privately(tmp_path: Any) -> None:
+    assert load_sign_in(tmp_path) is None
+    path = save_sign_in(tmp_path, SignIn("http://127.0.0.1:8080", "secret", "dana"))
+    assert load_sign_in(tmp_path) == SignIn("http://127.0.0.1:8080", "secret", "dana")
+    assert path.stat().st_mode & 0o077 == 0
