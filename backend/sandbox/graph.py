@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import json
-import secrets
+import os
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -33,12 +34,11 @@ INTERACTIVE_TYPES: Final = frozenset(
     }
 )
 BODY_PARAMETER_TYPES: Final = frozenset({"text", "currency", "date_time", "image", "video", "document"})
-TRACE_ALPHABET: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 
 
 def trace_id() -> str:
-    """A fresh fbtrace_id-looking string."""
-    return "".join(secrets.choice(TRACE_ALPHABET) for _ in range(23))
+    """A fresh fbtrace_id-looking string (23 URL-safe characters)."""
+    return base64.urlsafe_b64encode(os.urandom(18)).decode()[:23]
 
 
 class GraphError(Exception):

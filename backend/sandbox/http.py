@@ -6,7 +6,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, cast
 
 log = logging.getLogger(__name__)
 
@@ -104,9 +104,9 @@ class HttpProtocol(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         """Remember the transport and the peer."""
-        assert isinstance(transport, asyncio.Transport)
-        self._transport = transport
-        peer = transport.get_extra_info("peername")
+        # uvloop's transports are not asyncio.Transport subclasses but have the same methods.
+        self._transport = cast(asyncio.Transport, transport)
+        peer = self._transport.get_extra_info("peername")
         self._peer_host = str(peer[0]) if peer else ""
         self._connections.add(self)
 

@@ -106,7 +106,7 @@ class SandboxConfig:
     pair_burst: int = 45
     pair_interval_seconds: float = 6.0
     read_timeout_hold_seconds: float = 60.0
-    webhook_batch_size: int = 50
+    webhook_batch_size: int = 100
     webhook_concurrency: int = 16
     webhook_retry_base_seconds: float = 0.5
     webhook_retry_max_seconds: float = 15.0
@@ -170,6 +170,15 @@ def wamid_direction(wamid: str) -> str | None:
     if marker[:5] == INCOMING_MARK[:5]:
         return "incoming"
     return None
+
+
+def _new_event_loop() -> asyncio.AbstractEventLoop:
+    """uvloop where it is installed (it roughly halves the cost of each request), else asyncio's."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.new_event_loop()
+    return uvloop.new_event_loop()
 
 
 def _release(future: asyncio.Future[Any]) -> None:
@@ -249,7 +258,7 @@ class Sandbox:
         failure: list[BaseException] = []
 
         def run() -> None:
-            loop = asyncio.new_event_loop()
+            loop = _new_event_loop()
             self._loop = loop
             try:
                 loop.run_until_complete(self._start_inside())
@@ -368,7 +377,6 @@ class Sandbox:
             ("facebook-api-version", version),
             ("x-fb-trace-id", trace_id()[:11]),
             ("Cache-Control", "no-store"),
-            ("Pragma", "no-cache"),
         ]
 
     def _graph_error(self, error: GraphError, version: str) -> Response:

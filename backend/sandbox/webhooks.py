@@ -11,8 +11,9 @@ import itertools
 import json
 import logging
 import random
+from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -102,21 +103,16 @@ class WebhookStats:
 class EmitterSettings:
     """Knobs of the delivery loop (time-compressed defaults)."""
 
-    batch_size: int = 50
+    batch_size: int = 100
+    # Due updates are gathered for this long before a flush, so a busy sandbox sends full batches
+    # (as Meta does) instead of one POST per status.
+    flush_interval_seconds: float = 0.01
     concurrency: int = 16
     retry_base_seconds: float = 0.5
     retry_max_seconds: float = 15.0
     give_up_seconds: float = 3600.0
     request_timeout_seconds: float = 10.0
     duplicate_delay_seconds: float = 0.2
-
-
-@dataclass(order=True)
-class _Item:
-    due: float
-    sequence: int
-    event: Event | None = field(compare=False, default=None)
-    delivery: Delivery | None = field(compare=False, default=None)
 
 
 class WebhookEmitter:
@@ -143,8 +139,13 @@ class WebhookEmitter:
         self._timestamp = timestamp
         self._rng = rng
         self._transport = transport
-        self._heap: list[_Item] = []
+        # Events wait in one FIFO per delay: with a fixed delay each FIFO is already in due order, so
+        # scheduling costs O(1). Retried and duplicated deliveries wait in a heap.
+        self._queues: dict[float, deque[tuple[float, Event]]] = {}
+        self._retries: list[tuple[float, int, Delivery]] = []
         self._sequence = itertools.count()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._sleeping_until: float | None = None
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._client: httpx.AsyncClient | None = None
@@ -155,6 +156,7 @@ class WebhookEmitter:
     async def start(self) -> None:
         """Begin the delivery loop on the running event loop."""
         self._wake = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
         self._slots = asyncio.Semaphore(self.settings.concurrency)
         self._client = httpx.AsyncClient(
             transport=self._transport,
@@ -180,28 +182,36 @@ class WebhookEmitter:
     @property
     def pending(self) -> int:
         """Updates and deliveries not yet answered with a 200."""
-        return len(self._heap) + len(self._waiting_for_url) + len(self._in_flight)
+        queued = sum(len(queue) for queue in self._queues.values())
+        return queued + len(self._retries) + len(self._waiting_for_url) + len(self._in_flight)
 
     def schedule(self, event: Event, delay: float) -> None:
         """Send `event` in about `delay` seconds."""
-        loop = asyncio.get_running_loop()
-        heapq.heappush(self._heap, _Item(loop.time() + max(0.0, delay), next(self._sequence), event=event))
-        self._poke()
+        assert self._loop is not None
+        delay = max(0.0, delay)
+        due = self._loop.time() + delay
+        queue = self._queues.get(delay)
+        if queue is None:
+            queue = self._queues[delay] = deque()
+        queue.append((due, event))
+        self._poke_if_sooner(due)
+
+    def _push_delivery(self, due: float, delivery: Delivery) -> None:
+        heapq.heappush(self._retries, (due, next(self._sequence), delivery))
+        self._poke_if_sooner(due)
 
     def set_webhook_url(self, url: str | None) -> None:
         """Point deliveries somewhere else; what waited for a URL (or a retry) goes now."""
         self.webhook_url = url
         if url is None:
             return
-        loop = asyncio.get_running_loop()
-        now = loop.time()
-        for delivery in self._waiting_for_url:
-            heapq.heappush(self._heap, _Item(now, next(self._sequence), delivery=delivery))
+        assert self._loop is not None
+        now = self._loop.time()
+        waiting = [(now, next(self._sequence), delivery) for delivery in self._waiting_for_url]
         self._waiting_for_url.clear()
-        for item in self._heap:
-            if item.delivery is not None and item.due > now:
-                item.due = now
-        heapq.heapify(self._heap)
+        self._retries = [(min(due, now), sequence, delivery) for due, sequence, delivery in self._retries]
+        self._retries.extend(waiting)
+        heapq.heapify(self._retries)
         self._poke()
 
     def release(self) -> None:
@@ -212,39 +222,53 @@ class WebhookEmitter:
         if self._wake is not None:
             self._wake.set()
 
+    def _poke_if_sooner(self, due: float) -> None:
+        # Waking the loop for every status would cost more than sending them: only wake it when
+        # this update is due before the time it already sleeps until.
+        if self._sleeping_until is None or due < self._sleeping_until:
+            self._poke()
+
+    def _next_due(self) -> float | None:
+        heads = [queue[0][0] for queue in self._queues.values() if queue]
+        if self._retries:
+            heads.append(self._retries[0][0])
+        return min(heads) if heads else None
+
     async def _run(self) -> None:
-        assert self._wake is not None
-        loop = asyncio.get_running_loop()
+        assert self._wake is not None and self._loop is not None
+        loop = self._loop
         while True:
             faults = self._faults()
-            timeout: float | None = None
-            if not faults.webhooks_paused and self._heap:
-                timeout = self._heap[0].due - loop.time()
-                if timeout <= 0:
-                    self._flush_due(loop.time(), faults)
-                    await asyncio.sleep(0)
-                    continue
+            next_due = None if faults.webhooks_paused else self._next_due()
+            now = loop.time()
+            if next_due is not None and next_due <= now:
+                self._flush_due(now, faults)
+                await asyncio.sleep(self.settings.flush_interval_seconds)
+                continue
             self._wake.clear()
+            self._sleeping_until = next_due
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout)
+                await asyncio.wait_for(self._wake.wait(), None if next_due is None else next_due - now)
+            self._sleeping_until = None
 
     def _flush_due(self, now: float, faults: Faults) -> None:
         statuses: list[Event] = []
-        others: list[_Item] = []
-        while self._heap and self._heap[0].due <= now:
-            item = heapq.heappop(self._heap)
-            if item.event is not None and item.event.kind == "status":
-                statuses.append(item.event)
-            else:
-                others.append(item)
+        messages: list[Event] = []
+        for queue in self._queues.values():
+            while queue and queue[0][0] <= now:
+                event = queue.popleft()[1]
+                (statuses if event.kind == "status" else messages).append(event)
+        deliveries: list[Delivery] = []
+        while self._retries and self._retries[0][0] <= now:
+            deliveries.append(heapq.heappop(self._retries)[2])
         if faults.webhook_shuffle:
             self._rng.shuffle(statuses)
-            self._rng.shuffle(others)
-        for item in others:
-            if item.delivery is not None:
-                self._launch(item.delivery)
-            elif item.event is not None:
-                self._launch(self._delivery_for([item.event], now))
+            self._rng.shuffle(messages)
+            self._rng.shuffle(deliveries)
+        for delivery in deliveries:
+            self._launch(delivery)
+        for message in messages:
+            self._launch(self._delivery_for([message], now))
         size = max(1, self.settings.batch_size)
         for start in range(0, len(statuses), size):
             self._launch(self._delivery_for(statuses[start : start + size], now))
@@ -308,9 +332,7 @@ class WebhookEmitter:
         elif faults.webhook_duplicate_rate and self._rng.random() < faults.webhook_duplicate_rate:
             copy = Delivery(delivery.body, delivery.events, delivery.created_at, duplicate=True)
             delay = self._rng.uniform(0.0, self.settings.duplicate_delay_seconds)
-            loop = asyncio.get_running_loop()
-            heapq.heappush(self._heap, _Item(loop.time() + delay, next(self._sequence), delivery=copy))
-            self._poke()
+            self._push_delivery(asyncio.get_running_loop().time() + delay, copy)
 
     def _retry_later(self, delivery: Delivery) -> None:
         loop = asyncio.get_running_loop()
@@ -323,8 +345,7 @@ class WebhookEmitter:
             self.settings.retry_max_seconds,
             self.settings.retry_base_seconds * 2 ** max(0, delivery.attempts - 1),
         )
-        heapq.heappush(self._heap, _Item(now + backoff, next(self._sequence), delivery=delivery))
-        self._poke()
+        self._push_delivery(now + backoff, delivery)
 
 
 _STATUS_ORDER = (

@@ -108,7 +108,7 @@ def sink() -> Iterator[WebhookSink]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     recorder.url = f"http://127.0.0.1:{server.server_address[1]}/webhooks/whatsapp"
     yield recorder
