@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import delete, distinct, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.exc import OperationalError
 
 from backend.clock import Clock, utc_now
@@ -81,7 +81,7 @@ class RetentionSweeper:
             WebhookDelivery.processed_at.is_not(None),
         )
         with self._database.reader() as session:
-            purposes = list(session.scalars(select(distinct(OutboxMessage.purpose))))
+            purposes = list(session.scalars(select(OutboxMessage.purpose).distinct()))
         for purpose in purposes:
             cutoff = now - timedelta(days=settings.rule_for(purpose).retention_days)
             result.outbox_rows += self._delete_outbox(purpose, cutoff)

@@ -153,3 +153,12 @@ def add_outbox_row(
         session.add(row)
         session.flush()
         return row.id
+
+
+def deliver(client: FlaskClient, processor: Any, *values: dict[str, Any]) -> None:
+    """POST each value as its own signed body (200 expected), then process everything pending."""
+    for value in values:
+        response = post_signed(client, encode(envelope(value)))
+        assert response.status_code == 200, response.get_data()
+    result = processor.drain()
+    assert result.failed_deliveries == 0
