@@ -23,6 +23,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -118,6 +119,12 @@ def drive(port: int, seconds: float, connections: int, *, each: int = 10**9) -> 
         "p99_ms": latencies[int(len(latencies) * 0.99)] * 1000,
         "statuses": tally.statuses,
     }
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _wait_for_port(port: int, timeout: float = 20.0) -> None:
@@ -217,7 +224,9 @@ def main() -> None:
         _wait_for_port(sandbox_port)
         # Warm up: one send to each customer, so number parsing is cached as in a long run.
         drive(sandbox_port, 60.0, args.connections, each=RECIPIENTS // args.connections + 1)
+        cpu_before = _cpu_seconds(sandbox.pid)
         measured = drive(sandbox_port, args.seconds, args.connections)
+        cpu_per_send = (_cpu_seconds(sandbox.pid) - cpu_before) / max(1, measured["requests"])
         stats = httpx.get(f"http://127.0.0.1:{sandbox_port}/_sandbox/stats", timeout=30).json()
         deadline = time.monotonic() + 60
         while stats["webhooks_pending"] and time.monotonic() < deadline:
@@ -240,6 +249,9 @@ def main() -> None:
           f"keep-alive connections from another process (target ≥ 5,000)")  # fmt: skip
     print(f"  latency p50 {measured['p50_ms']:.2f} ms, p99 {measured['p99_ms']:.2f} ms; "
           f"answers by status {measured['statuses']}")  # fmt: skip
+    print(f"  sandbox CPU per send (incl. its webhooks): {cpu_per_send * 1e6:.0f} µs, i.e. "
+          f"{1 / cpu_per_send:,.0f} sends/s per free core; load average now {os.getloadavg()[0]:.1f} "
+          f"on {os.cpu_count()} cores")  # fmt: skip
     print(f"  accepted {stats['accepted']:,}, rejected {stats['rejected']}, ledger {stats['ledger']:,}")
     print(f"  webhooks: {received['statuses']:,} statuses in {received['posts']:,} signed POSTs delivered "
           f"(pending {stats['webhooks_pending']}, retried {stats['webhooks_retried']})")  # fmt: skip
