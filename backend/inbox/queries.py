@@ -359,13 +359,14 @@ def supervisor_queue(session: Session, *, now: datetime, limit: int, offset: int
     names: dict[int, str | None] = {}
     conversation_ids = {row.conversation_id for row in page if row.conversation_id is not None}
     if conversation_ids:
-        names = dict(
-            session.execute(
+        names = {
+            conversation_id: name
+            for conversation_id, name in session.execute(
                 select(Conversation.id, Contact.profile_name)
                 .join(Contact, Contact.id == Conversation.contact_id)
                 .where(Conversation.id.in_(conversation_ids))
-            ).tuples()
-        )
+            )
+        }
     items = []
     for row in page:
         item = message_resource(row)

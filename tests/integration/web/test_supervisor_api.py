@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import select
 
 from backend.database.models import OutboxMessage, SendDecision, StatusEvent
-from tests.integration.web.conftest import Api
+from tests.integration.web.conftest import Api, add_inbound
 
 
 def _row(api: Api, key: str, state: str, **extra: Any) -> None:
@@ -44,7 +44,8 @@ def test_the_queue_lists_unknown_held_and_stuck_sending_with_evidence(api: Api) 
         last_error_title="Timeout",
         unknown_since=now - timedelta(minutes=4),
     )
-    _row(api, "held-1", "held", hold_reason="window_closed")
+    conversation, _ = add_inbound(api.database, "+16505551234", "wamid.in", at=now, name="Dana")
+    _row(api, "held-1", "held", hold_reason="window_closed", conversation_id=conversation)
     _row(api, "stuck-1", "sending", lease_expires_at=now - timedelta(seconds=1), attempts=1)
     _row(api, "working-1", "sending", lease_expires_at=now + timedelta(seconds=20))
     _row(api, "queued-1", "queued")
@@ -71,6 +72,7 @@ def test_the_queue_lists_unknown_held_and_stuck_sending_with_evidence(api: Api) 
     assert items["stuck-1"]["reason"] == "sending_past_lease"
     assert items["held-1"]["hold_reason"] == "window_closed"
     assert items["held-1"]["body"] == "x"
+    assert items["held-1"]["name"] == "Dana"
     assert response.get_json()["next_cursor"] is None
 
 
