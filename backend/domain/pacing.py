@@ -93,6 +93,7 @@ def plan_claim(
     customer_next = dict(state.customer_next_at)
     reached_count = state.reached_count
     reached_now: set[str] = set()
+    tier_frees_at = state.tier_frees_at if state.tier_frees_at and state.tier_frees_at > now else None
     for candidate in candidates:
         if len(plan.dispatch) >= limit:
             break
@@ -112,8 +113,7 @@ def plan_claim(
             and candidate.to_number not in reached_now
         )
         if takes_tier_place and reached_count >= (rules.tier_limit or 0):
-            frees_at = state.tier_frees_at if state.tier_frees_at and state.tier_frees_at > now else None
-            plan.deferred.append((candidate.id, frees_at or now + TIER_RECHECK, DEFER_MESSAGING_TIER))
+            plan.deferred.append((candidate.id, tier_frees_at or now + TIER_RECHECK, DEFER_MESSAGING_TIER))
             continue
         if slot >= horizon_end:
             break
@@ -127,6 +127,8 @@ def plan_claim(
         if takes_tier_place:
             reached_count += 1
             reached_now.add(candidate.to_number)
+            # The first place taken frees up 24 h after this claim.
+            tier_frees_at = tier_frees_at or now + TIER_WINDOW
         slot += interval
     plan.rate_next_at = slot if plan.dispatch else None
     return plan

@@ -50,8 +50,10 @@ SHUTDOWN_GRACE_SECONDS = 5.0
 class _SyncTransportAdapter(httpx.AsyncBaseTransport):
     """Lets a synchronous transport serve the async client, each call on a helper thread."""
 
-    def __init__(self, transport: httpx.BaseTransport) -> None:
+    def __init__(self, transport: httpx.BaseTransport, threads: int) -> None:
         self._transport = transport
+        # Its own threads, so a call that never returns cannot hold up the loop's shutdown.
+        self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="outbox-sync-transport")
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Run the synchronous transport off the loop and read the whole answer."""
@@ -61,7 +63,11 @@ class _SyncTransportAdapter(httpx.AsyncBaseTransport):
             content = response.read()
             return httpx.Response(response.status_code, headers=response.headers, content=content)
 
-        return await asyncio.to_thread(call)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, call)
+
+    async def aclose(self) -> None:
+        """Let go of the helper threads without waiting for calls still running."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
 
 
 def default_worker_id() -> str:
@@ -308,7 +314,7 @@ class OutboxSender:
         if transport is None or isinstance(transport, httpx.AsyncBaseTransport):
             async_transport = transport
         else:
-            async_transport = _SyncTransportAdapter(transport)
+            async_transport = _SyncTransportAdapter(transport, self._max_in_flight)
         timeout = httpx.Timeout(
             connect=self.settings.connect_timeout_seconds,
             read=self.settings.read_timeout_seconds,

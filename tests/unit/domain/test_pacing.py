@@ -147,3 +147,10 @@ def test_which_kinds_need_the_window(kind: str, needs: bool) -> None:
 )
 def test_window_is_open(closes_at: datetime | None, is_open: bool) -> None:
     assert window_is_open(closes_at, NOW) is is_open
+
+
+def test_tier_filled_by_this_claim_frees_up_a_day_later() -> None:
+    rules = PacingRules(rate=10, pair_interval=6, horizon_seconds=1, tier_limit=1)
+    plan = plan_claim([_candidate(1), _candidate(2, LONDON_2)], PacingState(NOW), rules, NOW, 10)
+    assert plan.dispatch == [(1, NOW)]
+    assert plan.deferred == [(2, NOW + timedelta(hours=24), DEFER_MESSAGING_TIER)]
