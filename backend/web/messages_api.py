@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from backend.database.models import Batch, OutboxMessage
 from backend.database.upsert import insert_ignoring_conflicts
 from backend.domain.messages import Button, ButtonsRequest, MessageError, TemplateRequest
+from backend.idempotency import MAX_KEY_LENGTH
 from backend.inbox.queries import batch_progress, message_by_key, message_resource
 from backend.outbox.enqueue import MessageRequest, check_request, enqueue
 from backend.web import idempotency
@@ -202,8 +203,8 @@ def post_batch() -> Response:
             if not isinstance(item, dict):
                 raise _invalid("each message must be an object.")
             key = item.get("key")
-            if not isinstance(key, str) or not key or len(key) > idempotency.MAX_KEY_LENGTH:
-                raise _invalid(f"key must be 1 to {idempotency.MAX_KEY_LENGTH} characters.")
+            if not isinstance(key, str) or not key or len(key) > MAX_KEY_LENGTH:
+                raise _invalid(f"key must be 1 to {MAX_KEY_LENGTH} characters.")
             requests.append(message_request(item, key=key, created_by=user.id))
         except ApiError as error:
             raise ApiError(

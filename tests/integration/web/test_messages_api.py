@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import func, select
 
 from backend.database.models import IdempotencyRecord, OutboxMessage
-from backend.web.idempotency import fingerprint
+from backend.idempotency import fingerprint
 from tests.integration.web.conftest import Api
 
 ORDER = {
@@ -274,7 +274,7 @@ def test_a_bad_batch_is_refused_whole(api: Api, body: dict[str, object]) -> None
 
 
 def test_keys_are_kept_a_day_and_the_outbox_still_recognises_them_after_purging(api: Api) -> None:
-    from backend.web.idempotency import purge
+    from backend.idempotency import purge
 
     first = api.send("k-old", ORDER)
     api.clock.advance(23 * 3600)
