@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from backend.database.models import Contact, Conversation, InboundMessage, User
 from backend.inbox import queries
+from backend.inbox.attribution import AttributionError, attribute_inbound
 from backend.journal import journal
 from backend.web import idempotency
 from backend.web.common import (
@@ -217,13 +218,6 @@ def attribute(wamid: str) -> Response:
     if (message_key is None) == (not new_topic):
         raise ApiError(400, "invalid_attribution", "Give exactly one of message_key or new_topic: true.")
     try:
-        from backend.inbox.attribution import (  # type: ignore[import-not-found, unused-ignore]
-            AttributionError,
-            attribute_inbound,
-        )
-    except ImportError:
-        raise ApiError(503, "not_available", "Attribution is not available in this build.") from None
-    try:
         with web_context().database.transaction() as session:
             inbound = attribute_inbound(
                 session, wamid, message_key=message_key, new_topic=new_topic, user_id=user.id, now=now()
@@ -231,7 +225,7 @@ def attribute(wamid: str) -> Response:
             answer = queries.inbound_resource(inbound)
     except AttributionError as error:
         status = 404 if error.code == "not_found" else 400
-        raise ApiError(status, error.code, getattr(error, "message", str(error))) from None
+        raise ApiError(status, error.code, error.message) from None
     return jsonify(answer)
 
 

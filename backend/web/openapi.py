@@ -45,7 +45,7 @@ _ERROR_TEXT = {
     409: "Conflicts with the current state",
     413: "The request body is larger than 1 MB",
     422: "The Idempotency-Key was used for a different request",
-    503: "The database (or a needed part) is not available",
+    503: "The database does not answer",
 }
 
 
@@ -363,7 +363,7 @@ def _paths() -> dict[str, Schema]:
                 "A supervisor's decision on an unknown, held or stuck message",
                 _responses(
                     {200: ("The message after the decision", _ref("Message"))},
-                    [400, 401, 403, 404, 409, 413, 503],
+                    [400, 401, 403, 404, 409, 413],
                 ),
                 parameters=[_KEY],
                 requestBody=_body(
@@ -479,7 +479,7 @@ def _paths() -> dict[str, Schema]:
         "/v1/inbound/{wamid}/attribute": {
             "post": _operation(
                 "File an inbound message under one of our messages or as a new topic",
-                _responses({200: ("The inbound message", _ref("InboundMessage"))}, [400, 401, 404, 413, 503]),
+                _responses({200: ("The inbound message", _ref("InboundMessage"))}, [400, 401, 404, 413]),
                 parameters=[_path("wamid", {"type": "string", "minLength": 1})],
                 requestBody=_body(_object({"message_key": _STRING, "new_topic": {"type": "boolean"}})),
             )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Flask, Response, jsonify
 
 from backend.inbox import queries
+from backend.outbox.resolution import ResolutionError, resolve_by_supervisor
 from backend.web.common import (
     decode_cursor,
     encode_cursor,
@@ -45,21 +46,12 @@ def resolve(key: str) -> Response:
     if action not in ACTIONS:
         raise ApiError(400, "invalid_action", f"action must be one of {', '.join(ACTIONS)}.")
     try:
-        from backend.outbox.resolution import (  # type: ignore[import-not-found, unused-ignore]
-            ResolutionError,
-            resolve_by_supervisor,
-        )
-    except ImportError:
-        raise ApiError(
-            503, "not_available", "Supervisor decisions are not available in this build."
-        ) from None
-    try:
         with web_context().database.transaction() as session:
             row = resolve_by_supervisor(session, key, action, user.name, now())
             answer = queries.message_resource(row)
     except ResolutionError as error:
         status = 404 if error.code == "not_found" else 409
-        raise ApiError(status, error.code, getattr(error, "message", str(error))) from None
+        raise ApiError(status, error.code, error.message) from None
     return jsonify(answer)
 
 

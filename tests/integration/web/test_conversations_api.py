@@ -216,3 +216,35 @@ def test_the_list_shows_the_latest_message_in_either_direction(api: Api) -> None
     )
     listed = _get(api, "/v1/conversations").get_json()["conversations"]
     assert listed[0]["last_message"] == "On its way"
+
+
+def test_an_agent_files_a_work_queue_reply_under_a_message_or_as_a_new_topic(api: Api) -> None:
+    conversation, _ = add_inbound(api.database, "+16505551234", "wamid.q1", at=api.clock.now)
+    add_inbound(api.database, "+16505551234", "wamid.q2", at=api.clock.now)
+    add_inbound(api.database, "+447911123456", "wamid.other", at=api.clock.now)
+    sent = api.send("order-9", {"to": "+16505551234", "purpose": "order", "text": "Shipped!"})
+    assert sent.status_code == 202
+
+    linked = api.client().post(
+        "/v1/inbound/wamid.q1/attribute", json={"message_key": "order-9"}, headers=api.headers()
+    )
+    assert linked.status_code == 200
+    assert linked.get_json()["attributed"] is True
+    topic = api.client().post(
+        "/v1/inbound/wamid.q2/attribute", json={"new_topic": True}, headers=api.headers()
+    )
+    assert topic.status_code == 200
+    assert [item["wamid"] for item in _get(api, "/v1/work-queue").get_json()["items"]] == ["wamid.other"]
+    thread = _get(api, f"/v1/conversations/{conversation}/thread").get_json()["messages"]
+    outbound = next(item for item in thread if item["direction"] == "outbound")
+    assert [reply["wamid"] for reply in outbound["replies"]] == ["wamid.q1"]
+
+    wrong_contact = api.client().post(
+        "/v1/inbound/wamid.other/attribute", json={"message_key": "order-9"}, headers=api.headers()
+    )
+    assert wrong_contact.status_code == 400
+    assert wrong_contact.get_json()["error"]["code"] == "invalid_attribution"
+    for wamid, body in (("wamid.none", {"new_topic": True}), ("wamid.other", {"message_key": "no-such"})):
+        missing = api.client().post(f"/v1/inbound/{wamid}/attribute", json=body, headers=api.headers())
+        assert missing.status_code == 404
+        assert missing.get_json()["error"]["code"] == "not_found"
