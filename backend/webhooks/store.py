@@ -59,6 +59,7 @@ class DeliveryStore:
             f"INSERT INTO {table_name} (body, signature, received_at) VALUES ({marker}, {marker}, {marker})"
         )
         processor = table.c.received_at.type.bind_processor(dialect)
+        self._sqlite = database.is_sqlite
         self._time_processor: Callable[[datetime], Any] = processor or (lambda value: value)
 
     def store(self, body: bytes, signature: str | None) -> bool:
@@ -87,27 +88,66 @@ class DeliveryStore:
             self._condition.notify_all()
 
     def _write_loop(self) -> None:
-        while True:
-            with self._condition:
-                if not self._pending:
-                    self._condition.wait(WRITER_IDLE_SECONDS)
-                if not self._pending:
-                    self._writer = None
-                    return
-                batch = self._pending[:MAX_BODIES_PER_COMMIT]
-                del self._pending[:MAX_BODIES_PER_COMMIT]
-            stored = self._write(batch)
-            for ticket in batch:
-                ticket.stored = stored
-                ticket.done.set()
+        connection: Any = None
+        try:
+            while True:
+                with self._condition:
+                    if not self._pending:
+                        self._condition.wait(WRITER_IDLE_SECONDS)
+                    if not self._pending:
+                        self._writer = None
+                        return
+                    batch = self._pending[:MAX_BODIES_PER_COMMIT]
+                    del self._pending[:MAX_BODIES_PER_COMMIT]
+                if connection is None:
+                    connection = self._connect()
+                stored = connection is not None and self._write(connection, batch)
+                if not stored and connection is not None:
+                    # After a failure start afresh: the connection may be broken or mid-transaction.
+                    self._discard(connection)
+                    connection = None
+                for ticket in batch:
+                    ticket.stored = stored
+                    ticket.done.set()
+        finally:
+            if connection is not None:
+                connection.close()
 
-    def _write(self, batch: list[_Ticket]) -> bool:
-        # A plain executemany: per-row work in the ORM/Core layers cost more than the insert itself.
+    def _connect(self) -> Any:
+        try:
+            return self._database.engine.raw_connection()
+        except Exception:
+            log.exception("cannot connect to the database to store webhook bodies")
+            return None
+
+    @staticmethod
+    def _discard(connection: Any) -> None:
+        try:
+            connection.invalidate()
+        except Exception:  # already broken: nothing more to release
+            log.debug("discarding a broken connection failed", exc_info=True)
+
+    def _write(self, connection: Any, batch: list[_Ticket]) -> bool:
+        """One transaction for the whole batch, on the writer's own driver connection.
+
+        The driver is used directly: the per-row and per-statement work of the layers above cost
+        more than the insert itself, and the writer is the one thread every webhook waits for.
+        """
         to_database_time = self._time_processor
         rows = [(ticket.body, ticket.signature, to_database_time(ticket.received_at)) for ticket in batch]
         try:
-            with self._database.engine.begin() as connection:
-                connection.exec_driver_sql(self._insert_sql, rows)
+            cursor = connection.cursor()
+            try:
+                if self._sqlite:
+                    # The driver runs in autocommit mode here; take the write lock up front.
+                    cursor.execute("BEGIN IMMEDIATE")
+                cursor.executemany(self._insert_sql, rows)
+                if self._sqlite:
+                    cursor.execute("COMMIT")
+                else:
+                    connection.commit()
+            finally:
+                cursor.close()
         except Exception:  # any storage failure becomes a 503 so Meta delivers again
             log.exception("could not store %d webhook bodies", len(rows))
             return False
