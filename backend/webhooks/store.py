@@ -88,44 +88,38 @@ class DeliveryStore:
             self._condition.notify_all()
 
     def _write_loop(self) -> None:
-        connection: Any = None
-        try:
-            while True:
-                with self._condition:
-                    if not self._pending:
-                        self._condition.wait(WRITER_IDLE_SECONDS)
-                    if not self._pending:
-                        self._writer = None
-                        return
-                    batch = self._pending[:MAX_BODIES_PER_COMMIT]
-                    del self._pending[:MAX_BODIES_PER_COMMIT]
-                if connection is None:
-                    connection = self._connect()
-                stored = connection is not None and self._write(connection, batch)
-                if not stored and connection is not None:
-                    # After a failure start afresh: the connection may be broken or mid-transaction.
-                    self._discard(connection)
-                    connection = None
-                for ticket in batch:
-                    ticket.stored = stored
-                    ticket.done.set()
-        finally:
-            if connection is not None:
-                connection.close()
+        while True:
+            with self._condition:
+                if not self._pending:
+                    self._condition.wait(WRITER_IDLE_SECONDS)
+                if not self._pending:
+                    self._writer = None
+                    return
+                batch = self._pending[:MAX_BODIES_PER_COMMIT]
+                del self._pending[:MAX_BODIES_PER_COMMIT]
+            stored = self._store_batch(batch)
+            for ticket in batch:
+                ticket.stored = stored
+                ticket.done.set()
 
-    def _connect(self) -> Any:
+    def _store_batch(self, batch: list[_Ticket]) -> bool:
+        # A driver connection from the pool for each group, given back at once, so nothing holds one
+        # while idle (and disposing of the database closes them all).
         try:
-            return self._database.engine.raw_connection()
+            connection = self._database.engine.raw_connection()
         except Exception:
             log.exception("cannot connect to the database to store webhook bodies")
-            return None
-
-    @staticmethod
-    def _discard(connection: Any) -> None:
-        try:
-            connection.invalidate()
-        except Exception:  # already broken: nothing more to release
-            log.debug("discarding a broken connection failed", exc_info=True)
+            return False
+        stored = self._write(connection, batch)
+        if stored:
+            connection.close()
+        else:
+            # After a failure start afresh: the connection may be broken or mid-transaction.
+            try:
+                connection.invalidate()
+            except Exception:  # already broken: nothing more to release
+                log.debug("discarding a broken connection failed", exc_info=True)
+        return stored
 
     def _write(self, connection: Any, batch: list[_Ticket]) -> bool:
         """One transaction for the whole batch, on the writer's own driver connection.
