@@ -8,6 +8,8 @@ from datetime import datetime, timedelta
 from ui.api.resources import SendError
 
 URGENT_WINDOW = timedelta(hours=1)
+# The machine's zone, looked up once: list rows format many times a second.
+_LOCAL_ZONE = datetime.now().astimezone().tzinfo
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,7 @@ class StatusMark:
 
 
 _STATUS_MARKS = {
-    "queued": StatusMark("🕓", "#6b7280", "queued"),
+    "queued": StatusMark("◷", "#6b7280", "queued"),
     "sending": StatusMark("↗", "#6b7280", "sending"),
     "accepted": StatusMark("✓", "#6b7280", "accepted by WhatsApp"),
     "sent": StatusMark("✓", "#6b7280", "sent"),
@@ -48,7 +50,7 @@ _STATUS_MARKS = {
     "read": StatusMark("✓✓", "#0ea5e9", "read"),
     "failed": StatusMark("✕", "#dc2626", "failed"),
     "unknown": StatusMark("⚠", "#d97706", "unknown: it may or may not have reached the customer"),
-    "held": StatusMark("⏸", "#d97706", "held: the customer's window is closed"),
+    "held": StatusMark("‖", "#d97706", "held: the customer's window is closed"),
     "cancelled": StatusMark("⊘", "#6b7280", "cancelled"),
 }
 
@@ -103,9 +105,9 @@ def short_time(moment: datetime | None, now: datetime) -> str:
     """A compact time for list rows: HH:MM today, else the date."""
     if moment is None:
         return ""
-    local = moment.astimezone()
-    if local.date() == now.astimezone().date():
-        return local.strftime("%H:%M")
+    local = moment.astimezone(_LOCAL_ZONE)
+    if local.date() == now.astimezone(_LOCAL_ZONE).date():
+        return f"{local.hour:02d}:{local.minute:02d}"
     return local.strftime("%d %b")
 
 

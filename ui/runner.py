@@ -7,6 +7,7 @@ import itertools
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -40,6 +41,8 @@ class BackgroundRunner(QObject):
         super().__init__(parent)
         self._ids = itertools.count(1)
         self._callbacks: dict[int, tuple[Receiver, Receiver | None]] = {}
+        # The longest time one delivered result held the GUI thread, and who got it (for benchmarks).
+        self.longest_delivery: tuple[float, str] = (0.0, "")
         self._work: queue.SimpleQueue[tuple[int, Callable[[], Any]] | None] = queue.SimpleQueue()
         self._call_finished.connect(self._deliver_result)
         self._call_failed.connect(self._deliver_error)
@@ -105,7 +108,11 @@ class BackgroundRunner(QObject):
             return
         on_done = callbacks[0]
         if shiboken6.isValid(getattr(on_done, "__self__", None)):
+            started = time.perf_counter()
             on_done(result)
+            elapsed = time.perf_counter() - started
+            if elapsed > self.longest_delivery[0]:
+                self.longest_delivery = (elapsed, getattr(on_done, "__qualname__", "?"))
 
     @Slot(int, object)
     def _deliver_error(self, request_id: int, error: object) -> None:

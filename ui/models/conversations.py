@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable
+from dataclasses import replace
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
@@ -89,6 +90,10 @@ class ConversationListModel(PagedListModel[Conversation]):
                 return
             self.insert_item(self._sorted_row(conversation, skip=None), conversation)
             return
+        previous = self.items[row]
+        if conversation.last_message is None and previous.last_message is not None:
+            # A single conversation's resource may lack the preview line the list gave: keep it.
+            conversation = replace(conversation, last_message=previous.last_message)
         self.replace_item(conversation)
         target = self._sorted_row(conversation, skip=row)
         self.move_item(row, target)

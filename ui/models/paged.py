@@ -72,6 +72,42 @@ class PagedListModel(QAbstractListModel, Generic[T]):
         if self._loader is not None:
             self._request_page(None)
 
+    def merge_first_page(self) -> None:
+        """Load the first page again and move its rows to the top, keeping selections (live lists)."""
+        if self._loader is None or self._runner is None or self._loading:
+            return
+        self._generation += 1
+        self._loading = True
+        call = partial(_load_tagged, self._generation, self._loader, None)
+        self._runner.submit(call, self._on_merged, self._on_failed)
+
+    def _on_merged(self, tagged: tuple[int, Page[T]]) -> None:
+        generation, page = tagged
+        if generation != self._generation:
+            return
+        self._loading = False
+        if not self._items:
+            self._replace(page)
+            return
+        fresh_keys = {self.item_key(item) for item in page.items}
+        persistent = self.persistentIndexList()
+        persistent_keys = [
+            self.item_key(self._items[index.row()]) if 0 <= index.row() < len(self._items) else None
+            for index in persistent
+        ]
+        self.layoutAboutToBeChanged.emit()
+        self._items = list(page.items) + [
+            item for item in self._items if self.item_key(item) not in fresh_keys
+        ]
+        self._reindex()
+        moved = [
+            self.index(self._rows_by_key[key], 0) if key in self._rows_by_key else QModelIndex()
+            for key in persistent_keys
+        ]
+        self.changePersistentIndexList(persistent, moved)
+        self.layoutChanged.emit()
+        self.count_changed.emit()
+
     def refresh(self) -> None:
         """Load the first page again; the rows are replaced once it arrives."""
         if self._loader is None or self._runner is None:
@@ -133,6 +169,10 @@ class PagedListModel(QAbstractListModel, Generic[T]):
 
     def _on_failed(self, error: Exception) -> None:
         self._loading = False
+        if not self._items:
+            # Nothing to show and nothing known to follow: views should not keep asking.
+            self._has_more = False
+            self.count_changed.emit()
         self.load_failed.emit(error.message if isinstance(error, ApiError) else str(error))
 
     # -- Qt's model interface -----------------------------------------------------------------

@@ -13,16 +13,18 @@ from ui.api.resources import InboundMessage, OutboundMessage, Page, ThreadItem
 from ui.models.paged import AnyIndex, ItemRole
 from ui.runner import BackgroundRunner
 
-PAGE_SIZE = 200
+PAGE_SIZE = 100
+# The API's largest page: a refresh reloads at most this many entries from the start.
+MAX_REFRESH = 1000
 # internalId 0 marks a top-level row; a reply stores its parent's row + 1.
 _TOP_LEVEL = 0
 
 
 def _load_thread(
-    generation: int, api: ApiClient, conversation_id: int, cursor: str | None
+    generation: int, api: ApiClient, conversation_id: int, cursor: str | None, limit: int
 ) -> tuple[int, int, Page[ThreadItem]]:
     """Runs on a worker thread: one page of a thread, tagged with who asked."""
-    return generation, conversation_id, api.thread(conversation_id, cursor=cursor, limit=PAGE_SIZE)
+    return generation, conversation_id, api.thread(conversation_id, cursor=cursor, limit=limit)
 
 
 def describe(item: ThreadItem) -> str:
@@ -88,11 +90,11 @@ class ThreadModel(QAbstractItemModel):
             self._request(None, self._on_page)
 
     def refresh(self) -> None:
-        """Load the thread again and swap it in when it arrives."""
+        """Load what is shown again and apply the differences when it arrives."""
         if self._conversation_id is None or self._loading:
             return
         self._generation += 1
-        self._request(None, self._on_refreshed)
+        self._request(None, self._on_refreshed, limit=min(MAX_REFRESH, max(PAGE_SIZE, len(self._items) + 50)))
 
     def show_page(self, conversation_id: int, page: Page[ThreadItem]) -> None:
         """Show a page already at hand (tests and benchmarks)."""
@@ -100,11 +102,11 @@ class ThreadModel(QAbstractItemModel):
         self._conversation_id = conversation_id
         self._replace(page)
 
-    def _request(self, cursor: str | None, on_done: Any) -> None:
+    def _request(self, cursor: str | None, on_done: Any, *, limit: int = PAGE_SIZE) -> None:
         if self._api is None or self._runner is None or self._conversation_id is None:
             return
         self._loading = True
-        call = partial(_load_thread, self._generation, self._api, self._conversation_id, cursor)
+        call = partial(_load_thread, self._generation, self._api, self._conversation_id, cursor, limit)
         self._runner.submit(call, on_done, self._on_failed)
 
     def _on_page(self, tagged: tuple[int, int, Page[ThreadItem]]) -> None:
@@ -129,7 +131,47 @@ class ThreadModel(QAbstractItemModel):
         generation, _conversation_id, page = tagged
         if generation != self._generation:
             return
-        self._replace(page)
+        self._loading = False
+        if not self._apply_differences(page):
+            self._replace(page)
+
+    def _apply_differences(self, page: Page[ThreadItem]) -> bool:
+        """Update changed rows and append new ones in place; False when the order changed (reset instead)."""
+        fresh = page.items
+        for row, item in enumerate(fresh[: len(self._items)]):
+            old = self._items[row]
+            if self._key(old) != self._key(item):
+                return False
+            old_replies = len(old.replies) if isinstance(old, OutboundMessage) else 0
+            new_replies = len(item.replies) if isinstance(item, OutboundMessage) else 0
+            if new_replies < old_replies:
+                return False
+        for row, item in enumerate(fresh[: len(self._items)]):
+            old = self._items[row]
+            if old == item:
+                continue
+            old_replies = len(old.replies) if isinstance(old, OutboundMessage) else 0
+            new_replies = len(item.replies) if isinstance(item, OutboundMessage) else 0
+            parent = self.index(row, 0)
+            if new_replies > old_replies:
+                self.beginInsertRows(parent, old_replies, new_replies - 1)
+                self._items[row] = item
+                self.endInsertRows()
+            else:
+                self._items[row] = item
+            self.dataChanged.emit(parent, parent)
+            if new_replies:
+                self.dataChanged.emit(self.index(0, 0, parent), self.index(new_replies - 1, 0, parent))
+        if len(fresh) > len(self._items):
+            extra = fresh[len(self._items) :]
+            start = len(self._items)
+            self.beginInsertRows(QModelIndex(), start, start + len(extra) - 1)
+            for item in extra:
+                self._rows_by_key[self._key(item)] = len(self._items)
+                self._items.append(item)
+            self.endInsertRows()
+            self._next_cursor = page.next_cursor
+        return True
 
     def _replace(self, page: Page[ThreadItem]) -> None:
         self._loading = False

@@ -141,10 +141,12 @@ class ThreadDelegate(QStyledItemDelegate):
         super().__init__(view)
         self._view = view
         self._size_cache: dict[tuple[str, int], QSize] = {}
+        self._lines_cache: dict[str, tuple[str, str, str]] = {}
 
     def clear_cache(self) -> None:
         """Forget measured sizes (after the model changed wholesale)."""
         self._size_cache.clear()
+        self._lines_cache.clear()
 
     # -- layout ------------------------------------------------------------------------------
     def _available_width(self, option: QStyleOptionViewItem) -> int:
@@ -152,8 +154,23 @@ class ThreadDelegate(QStyledItemDelegate):
         width = viewport().width() if viewport is not None else option.rect.width()
         return max(200, width - 24)
 
+    def _lines(self, item: OutboundMessage | InboundMessage) -> tuple[str, str, str]:
+        """(main text, caption under it, extra line in colour), cached per message version."""
+        cache_key = self._version(item)
+        lines = self._lines_cache.get(cache_key)
+        if lines is None:
+            lines = self._compose_lines(item)
+            self._lines_cache[cache_key] = lines
+        return lines
+
     @staticmethod
-    def _lines(item: OutboundMessage | InboundMessage) -> tuple[str, str, str]:
+    def _version(item: OutboundMessage | InboundMessage) -> str:
+        if isinstance(item, OutboundMessage):
+            return f"{item.key}|{item.state}|{len(item.replies)}|{len(item.reactions)}"
+        return f"in|{item.wamid}|{item.attributed}"
+
+    @staticmethod
+    def _compose_lines(item: OutboundMessage | InboundMessage) -> tuple[str, str, str]:
         """(main text, caption under it, extra line in colour) for a message."""
         if isinstance(item, OutboundMessage):
             mark = status_mark(item.state)
@@ -203,7 +220,16 @@ class ThreadDelegate(QStyledItemDelegate):
             min(inner_width, metrics.horizontalAdvance(text)),
             min(inner_width, metrics.horizontalAdvance(extra)) if extra else 0,
         )
-        bubble_width = min(bubble_width, natural + 2 * PADDING)
+        bubble_width = min(bubble_width, natural + 2 * PADDING + 2)
+        # Measure again at the width the bubble really gets, so wrapping never cuts a line off.
+        text_height = metrics.boundingRect(
+            QRect(0, 0, bubble_width - 2 * PADDING, 10000), int(Qt.TextFlag.TextWordWrap), text
+        ).height()
+        if extra:
+            extra_height = metrics.boundingRect(
+                QRect(0, 0, bubble_width - 2 * PADDING, 10000), int(Qt.TextFlag.TextWordWrap), extra
+            ).height()
+        height = text_height + metrics.height() + extra_height + 2 * PADDING + 4
         return (
             QRect(0, 0, bubble_width, height),
             QRect(0, 0, bubble_width - 2 * PADDING, text_height),
@@ -216,12 +242,7 @@ class ThreadDelegate(QStyledItemDelegate):
         if not isinstance(item, OutboundMessage | InboundMessage):
             return QSize(0, 0)
         width = self._available_width(option)
-        cache_key = (
-            repr((item.key, item.state, len(item.replies), len(item.reactions)))
-            if isinstance(item, OutboundMessage)
-            else item.wamid,
-            width,
-        )
+        cache_key = (self._version(item), width)
         cached = self._size_cache.get(cache_key)
         if cached is None:
             _bubble, _text, height = self._bubble_geometry(option, item, index.parent().isValid())

@@ -180,7 +180,9 @@ class InboxView(QWidget):
         self.conversations.set_filter(query=self.search_box.text().strip())
 
     def _conversations_reset(self) -> None:
-        self.select_conversation(None)
+        # The thread stays on screen; the row is selected again if the new list has it.
+        if self._selected is not None:
+            self.select_conversation_id(self._selected.id)
 
     # -- selection ---------------------------------------------------------------------------
     @property

@@ -26,7 +26,7 @@ TAB_NAMES = {
 }
 DEFAULT_SIZE = (1280, 800)
 REFRESH_DELAY_MS = 300
-MAX_ROWS_REFRESHED_ONE_BY_ONE = 30
+MAX_ROWS_REFRESHED_ONE_BY_ONE = 3
 _SUPERVISOR_STATES = {"unknown", "held"}
 
 
@@ -258,7 +258,7 @@ class MainWindow(QMainWindow):
     def _connection_restored(self) -> None:
         self.banner.hide()
         self.show_status("Reconnected; nothing was missed.")
-        self.inbox.conversations.refresh()
+        self.inbox.conversations.merge_first_page()
         self.work_queue.refresh()
         self._refresh_supervisor()
 
@@ -271,9 +271,8 @@ class MainWindow(QMainWindow):
             data = event.data
             conversation_id = data.get("conversation_id")
             if event.type == "message.state_changed":
-                updated = self.inbox.message_state_changed(str(data.get("key")), str(data.get("state")))
-                if not updated and conversation_id is not None and conversation_id == current:
-                    self._thread_timer.start()
+                # A message not loaded in the open thread shows its state when its page is fetched.
+                self.inbox.message_state_changed(str(data.get("key")), str(data.get("state")))
                 if (
                     data.get("state") in _SUPERVISOR_STATES
                     or data.get("previous_state") in _SUPERVISOR_STATES
@@ -319,7 +318,8 @@ class MainWindow(QMainWindow):
         if self._api is None or self._runner is None or not pending:
             return
         if len(pending) > MAX_ROWS_REFRESHED_ONE_BY_ONE:
-            self.inbox.conversations.refresh()
+            # Busy: one request for the newest page costs less than a request per conversation.
+            self.inbox.conversations.merge_first_page()
             return
         for conversation_id in pending:
             call = partial(self._api.conversation, conversation_id)

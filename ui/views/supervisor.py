@@ -149,7 +149,9 @@ class SupervisorView(QWidget):
         self.count_changed.emit(f"{count}+" if self.model.has_more else str(count))
 
     def _nothing_selected(self) -> None:
-        self._show(None)
+        # After a reload the same entry is selected again if it is still there.
+        if self._selected is None or not self.select_key(self._selected.key):
+            self._show(None)
 
     def _selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
         indexes = selected.indexes()

@@ -28,6 +28,7 @@ class WorkQueueView(QWidget):
         self, api: ApiClient | None, runner: BackgroundRunner | None, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
+        self._selected: WorkItem | None = None
         self.model = WorkQueueModel(api, runner, self)
         self.model.count_changed.connect(self._count_changed)
         self.list_view = QListView()
@@ -66,7 +67,6 @@ class WorkQueueView(QWidget):
         splitter.setSizes([520, 680])
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
-        self._selected: WorkItem | None = None
 
     def start(self) -> None:
         """Load the queue."""
@@ -80,11 +80,15 @@ class WorkQueueView(QWidget):
         self.count_changed.emit(self.model.count_text())
 
     def _nothing_selected(self) -> None:
-        self._show(None)
+        # After a reload the same entry is selected again if it is still there.
+        if self._selected is None or not self.select_wamid(self._selected.wamid):
+            self._show(None)
 
     def _selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
         indexes = selected.indexes()
         item = indexes[0].data(ItemRole) if indexes else None
+        if isinstance(item, WorkItem) and self._selected is not None and item.wamid == self._selected.wamid:
+            return  # the same reply, selected again after a reload
         self._show(item if isinstance(item, WorkItem) else None)
 
     def select_wamid(self, wamid: str) -> bool:
