@@ -155,3 +155,21 @@ def test_templates_are_listed_from_the_templates_file(api: Api) -> None:
     listed = {(t["name"], t["language"]): t for t in response.get_json()["templates"]}
     assert listed[("order_shipped", "en")]["parameter_count"] == 1
     assert response.get_json()["next_cursor"] is None
+
+
+def test_a_commit_that_journals_signals_waiting_polls_and_a_rollback_does_not(api: Api) -> None:
+    from backend.journal import journal
+    from backend.web.events_api import signal
+
+    before = signal.generation()
+    with api.database.transaction() as session:
+        session.execute(insert(JournalEntry).values(type="x", at=api.clock.now, data={}))  # no ORM object
+    assert signal.generation() == before
+    with pytest.raises(RuntimeError), api.database.transaction() as session:
+        journal(session, "window.closed", {"conversation_id": 1}, api.clock.now)
+        session.flush()
+        raise RuntimeError("rolled back")
+    assert signal.generation() == before
+    with api.database.transaction() as session:
+        journal(session, "window.closed", {"conversation_id": 1}, api.clock.now)
+    assert signal.generation() == before + 1
