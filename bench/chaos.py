@@ -1,0 +1,402 @@
+"""Chaos benchmark: crash, kill, cut, scale out, stop and storm the backend through the sandbox, and count.
+
+Run: `.venv/bin/python -m bench.chaos` (SQLite; PostgreSQL too when INBOX_BENCH_DATABASE_URL names a
+PostgreSQL server, e.g. postgresql+psycopg://postgres@127.0.0.1:5432/postgres). `--small` uses the
+sizes of the CI tests. Prints one row per scenario: duplicates and lost must be 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, func, select, text
+from sqlalchemy.engine import make_url
+
+from backend.clock import utc_now
+from backend.database import create_database, upgrade_database
+from backend.database.models import OutboxMessage
+from backend.domain import states
+from backend.domain.messages import TemplateRequest
+from backend.outbox.enqueue import MessageRequest, enqueue
+from backend.settings import load_settings
+from backend.templates import load_templates
+from bench.harness import Rig, SendRecord, Verdict, customer_number, keys_for, run_in_background
+
+
+@dataclass
+class Result:
+    """One row of the chaos table."""
+
+    scenario: str
+    database: str
+    verdict: Verdict
+    notes: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def row(self) -> str:
+        """The table row."""
+        verdict = self.verdict
+        unknown = len(verdict.left_unknown)
+        return (
+            f"| {self.scenario} | {self.database} | {verdict.messages} + {verdict.inbound} in | "
+            f"{verdict.duplicates} | {verdict.lost} | {unknown} | {len(verdict.mismatched)} | "
+            f"{verdict.recovery_seconds:.1f} s | {'yes' if verdict.ok else 'NO'} | {self.notes} |"
+        )
+
+
+HEADER = (
+    "| scenario | database | messages (sends + inbound) | duplicates | lost | left unknown | "
+    "state ≠ ledger | recovery | held | notes |\n|---|---|---|---|---|---|---|---|---|---|"
+)
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How much traffic each scenario carries."""
+
+    sends: int
+    inbound: int
+    kills: int
+    storm: int
+    backlog: int
+    scale: int
+    drain_seconds: float
+
+
+LARGE = Sizes(sends=5000, inbound=5000, kills=6, storm=1500, backlog=2000, scale=3000, drain_seconds=120)
+SMALL = Sizes(sends=120, inbound=60, kills=3, storm=80, backlog=200, scale=300, drain_seconds=45)
+
+
+def dialect_of(url: str) -> str:
+    """sqlite or postgresql."""
+    return "postgresql" if url.startswith("postgresql") else "sqlite"
+
+
+@contextmanager
+def fresh_database_url(server_url: str | None, workdir: Path) -> Iterator[str]:
+    """A new migrated database: a SQLite file, or a new PostgreSQL database dropped afterwards."""
+    if server_url is None:
+        url = f"sqlite:///{workdir / f'chaos-{uuid.uuid4().hex[:8]}.db'}"
+        database = create_database(url)
+        upgrade_database(database)
+        database.dispose()
+        yield url
+        return
+    base = make_url(server_url).set(drivername="postgresql+psycopg")
+    name = f"inbox_chaos_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(base, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    url = base.set(database=name).render_as_string(hide_password=False)
+    database = create_database(url)
+    upgrade_database(database)
+    database.dispose()
+    try:
+        yield url
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def enqueue_backlog(rig: Rig, prefix: str, count: int, *, purpose: str = "order_update") -> None:
+    """Store `count` queued rows directly (no process running), one customer each."""
+    settings = load_settings(environ=rig.environment())
+    templates = load_templates(settings.templates_file)
+    now = utc_now()
+    with rig.database.transaction() as session:
+        for key, to, purpose_ in keys_for(prefix, count, purpose=purpose):
+            request = MessageRequest(
+                dedupe_key=key,
+                to=to,
+                purpose=purpose_,
+                template=TemplateRequest("order_shipped", "en", (key,)),
+            )
+            enqueue(session, request, templates=templates, settings=settings, now=now)
+
+
+def _traffic(rig: Rig, sizes_sends: int, inbound: int, prefix: str, record: SendRecord, deadline: float) -> Any:
+    keys = keys_for(prefix, sizes_sends)
+    pause = max(0.0, 8.0 / max(inbound, 1)) if inbound < 1000 else 0.0015
+    senders = run_in_background(lambda: rig.send_many(keys, record, deadline=deadline))
+    writers = run_in_background(lambda: rig.inbound_many(inbound, first_customer=10000, pause=pause))
+    return senders, writers
+
+
+def crash_during_traffic(url: str, workdir: Path, sizes: Sizes, *, kills: int, back_to_back: bool) -> Result:
+    """Scenarios 1 and 2: kill -9 `inbox serve` during sends and webhooks, restart, drain, count."""
+    rng = random.Random(1 if back_to_back else 2)
+    rig = Rig(url, workdir)
+    try:
+        serve = rig.start_serve()
+        record = SendRecord()
+        deadline = time.monotonic() + sizes.drain_seconds * 2
+        senders, writers = _traffic(rig, sizes.sends, sizes.inbound, "crash", record, deadline)
+        restarts: list[float] = []
+        for _ in range(kills):
+            time.sleep(rng.uniform(0.0, 0.3) if back_to_back else rng.uniform(0.5, 2.0))
+            began = time.monotonic()
+            serve = rig.kill_and_restart(serve)
+            restarts.append(time.monotonic() - began)
+        senders.join()
+        writers.join()
+        drained, recovery = rig.drain(sizes.drain_seconds)
+        verdict = rig.verdict(record, drained, recovery)
+        name = "2 ten kills in a row" if back_to_back else "1 kill -9 during traffic"
+        notes = f"{kills} kills, restart {statistics.median(restarts):.1f} s median"
+        return Result(name, dialect_of(url), verdict, notes)
+    finally:
+        rig.close()
+
+
+def cut_connections(url: str, workdir: Path, sizes: Sizes, *, cuts: int = 5) -> Result:
+    """Scenario 3 (PostgreSQL): pg_terminate_backend every connection mid-run; workers reconnect and drain."""
+    rig = Rig(url, workdir)
+    try:
+        rig.start_serve()
+        workers = [rig.start_worker() for _ in range(2)]
+        record = SendRecord()
+        deadline = time.monotonic() + sizes.drain_seconds * 2
+        senders, writers = _traffic(rig, sizes.sends, sizes.inbound, "cut", record, deadline)
+        terminated = 0
+        for _ in range(cuts):
+            time.sleep(0.7)
+            terminated += rig.terminate_database_connections()
+        rig.last_restart = time.monotonic()
+        senders.join()
+        writers.join()
+        drained, recovery = rig.drain(sizes.drain_seconds)
+        verdict = rig.verdict(record, drained, recovery)
+        alive = sum(1 for backend in rig.processes if backend.alive)
+        notes = f"{cuts} cuts, {terminated} connections killed, {alive}/{1 + len(workers)} processes alive after"
+        return Result("3 pg_terminate_backend", "postgresql", verdict, notes, {"alive": alive})
+    finally:
+        rig.close()
+
+
+def scale_out(url_maker: Any, workdir: Path, sizes: Sizes, worker_counts: tuple[int, ...]) -> list[Result]:
+    """Scenario 4 (PostgreSQL): a backlog drained by 2 `inbox serve` + N `inbox worker`; sends per second."""
+    results: list[Result] = []
+    for count in worker_counts:
+        with url_maker() as url:
+            rig = Rig(url, workdir / f"scale-{count}", receivers=2, settings={"INBOX_SEND_RATE": "1000"})
+            try:
+                enqueue_backlog(rig, f"scale{count}", sizes.scale)
+                rig.inbound_wamids = []
+                began = time.monotonic()
+                for port in rig.ports:
+                    rig.start_serve(port, wait=False)
+                for _ in range(count):
+                    rig.start_worker(wait=False)
+                for backend in rig.processes:
+                    rig.wait_ready(backend)
+                started = time.monotonic()
+                rig.inbound_many(sizes.inbound // 10, first_customer=10000)
+                accepted_at = _wait_all_at_meta(rig, sizes.scale, sizes.drain_seconds)
+                rig.last_restart = began
+                drained, recovery = rig.drain(sizes.drain_seconds)
+                record = SendRecord(acknowledged={f"scale{count}-{i}" for i in range(sizes.scale)})
+                verdict = rig.verdict(record, drained, recovery)
+                rate = sizes.scale / (accepted_at - started) if accepted_at else 0.0
+                notes = (
+                    f"2 serve + {count} worker: {rate:.0f} sends/s; "
+                    f"131056 from sandbox: {verdict.pair_limit_rejections}"
+                )
+                results.append(
+                    Result(f"4 scale-out {count} worker", "postgresql", verdict, notes, {"rate": rate})
+                )
+            finally:
+                rig.close()
+    return results
+
+
+def _wait_all_at_meta(rig: Rig, total: int, timeout: float) -> float:
+    """Wait until every row reached Meta; the monotonic time it happened (0.0 if it did not)."""
+    deadline = time.monotonic() + timeout
+    at_meta = list(states.AT_META_STATES)
+    while time.monotonic() < deadline:
+        with rig.database.reader() as session:
+            done = session.scalar(
+                select(func.count()).select_from(OutboxMessage).where(OutboxMessage.state.in_(at_meta))
+            )
+        if (done or 0) >= total:
+            return time.monotonic()
+        time.sleep(0.05)
+    return 0.0
+
+
+def stop_under_backlog(url: str, workdir: Path, sizes: Sizes) -> Result:
+    """Scenario 5: SIGTERM every process with a backlog and calls in flight; each exits within 10 s and
+    nothing is left `sending`; then a restart drains the rest without a duplicate."""
+    postgres = dialect_of(url) == "postgresql"
+    rig = Rig(url, workdir, sandbox_options={"latency_ms": 300.0}, settings={"INBOX_READ_TIMEOUT_SECONDS": "2"})
+    try:
+        enqueue_backlog(rig, "stop", sizes.backlog)
+        rig.start_serve()
+        if postgres:
+            rig.start_worker()
+            rig.start_worker()
+        time.sleep(1.5)
+        took = rig.stop_all(timeout=15)
+        slowest = max(took.values())
+        with rig.database.reader() as session:
+            sending = session.scalar(
+                select(func.count()).select_from(OutboxMessage).where(OutboxMessage.state == states.SENDING)
+            )
+            queued = session.scalar(
+                select(func.count()).select_from(OutboxMessage).where(OutboxMessage.state == states.QUEUED)
+            )
+        rig.processes.clear()
+        rig.sandbox.set_faults(latency_ms=0.0)
+        rig.start_serve()
+        rig.last_restart = time.monotonic()
+        record = SendRecord(acknowledged={f"stop-{i}" for i in range(sizes.backlog)})
+        drained, recovery = rig.drain(sizes.drain_seconds)
+        verdict = rig.verdict(record, drained, recovery)
+        notes = (
+            f"{len(took)} processes stopped, slowest {slowest:.1f} s; at stop: {sending} sending, "
+            f"{queued} still queued"
+        )
+        return Result(
+            "5 SIGTERM under backlog",
+            dialect_of(url),
+            verdict,
+            notes,
+            {"slowest": slowest, "sending_at_stop": sending, "queued_at_stop": queued},
+        )
+    finally:
+        rig.close()
+
+
+def webhook_storm(url: str, workdir: Path, sizes: Sizes) -> Result:
+    """Scenario 6: 30% duplicate deliveries, shuffled, 10% failed and retried; states equal the ledger."""
+    rig = Rig(
+        url,
+        workdir,
+        sandbox_options={"webhook_duplicate_rate": 0.3, "webhook_shuffle": True, "webhook_failure_rate": 0.1},
+    )
+    try:
+        rig.start_serve()
+        record = SendRecord()
+        deadline = time.monotonic() + sizes.drain_seconds * 2
+        senders, writers = _traffic(rig, sizes.storm, sizes.storm // 2, "storm", record, deadline)
+        senders.join()
+        writers.join()
+        rig.last_restart = time.monotonic()
+        drained, recovery = rig.drain(sizes.drain_seconds)
+        verdict = rig.verdict(record, drained, recovery)
+        stats = rig.sandbox.stats()
+        notes = (
+            f"{stats['webhooks_duplicated']} duplicated, {stats['webhook_failures_injected']} failed "
+            f"and retried, of {stats['webhooks_sent']} deliveries"
+        )
+        return Result("6 webhook storm", dialect_of(url), verdict, notes, {"stats": stats})
+    finally:
+        rig.close()
+
+
+def read_timeouts(url: str, workdir: Path, sizes: Sizes) -> Result:
+    """Scenario 7: 10% of sends accepted but answered after the read timeout; half review, half resend."""
+    rig = Rig(url, workdir, sandbox_options={"read_timeout_rate": 0.1})
+    try:
+        rig.start_serve()
+        record = SendRecord()
+        deadline = time.monotonic() + sizes.drain_seconds * 2
+        half = sizes.storm // 2
+        keys = keys_for("invoice", half) + keys_for("reminder", half, purpose="reminder", first_customer=half)
+        rig.send_many(keys, record, deadline=deadline)
+        rig.last_restart = time.monotonic()
+        drained, recovery = rig.drain(sizes.drain_seconds)
+        verdict = rig.verdict(record, drained, recovery)
+        stats = rig.sandbox.stats()
+        notes = f"{stats['timeouts_injected']} answers withheld past the read timeout"
+        return Result("7 read timeouts 10%", dialect_of(url), verdict, notes, {"stats": stats})
+    finally:
+        rig.close()
+
+
+def run_all(server_url: str | None, sizes: Sizes, only: set[str] | None = None) -> list[Result]:
+    """Every scenario that applies to this database."""
+    results: list[Result] = []
+    postgres = server_url is not None
+
+    def wanted(number: str) -> bool:
+        return only is None or number in only
+
+    with tempfile.TemporaryDirectory(prefix="inbox-chaos-") as temporary:
+        workdir = Path(temporary)
+
+        def run(number: str, function: Any, *args: Any) -> None:
+            if not wanted(number):
+                return
+            folder = workdir / f"s{number}-{uuid.uuid4().hex[:6]}"
+            folder.mkdir()
+            with fresh_database_url(server_url, folder) as url:
+                result = function(url, folder, sizes, *args)
+            results.append(result)
+            print(result.row(), flush=True)
+
+        run("1", lambda url, folder, s: crash_during_traffic(url, folder, s, kills=s.kills, back_to_back=False))
+        run("2", lambda url, folder, s: crash_during_traffic(url, folder, s, kills=10, back_to_back=True))
+        if postgres:
+            run("3", cut_connections)
+        if postgres and wanted("4"):
+            folder = workdir / "s4"
+            folder.mkdir()
+            for result in scale_out(lambda: fresh_database_url(server_url, folder), folder, sizes, (1, 2, 4)):
+                results.append(result)
+                print(result.row(), flush=True)
+        run("5", stop_under_backlog)
+        run("6", webhook_storm)
+        run("7", read_timeouts)
+    return results
+
+
+def main() -> None:
+    """Run the scenarios on SQLite, then on PostgreSQL when a server is named; print the table."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--small", action="store_true", help="the CI sizes")
+    parser.add_argument("--only", help="comma-separated scenario numbers, e.g. 1,4")
+    parser.add_argument("--database", choices=["sqlite", "postgresql", "both"], default="both")
+    args = parser.parse_args()
+    sizes = SMALL if args.small else LARGE
+    only = set(args.only.split(",")) if args.only else None
+    server_url = os.environ.get("INBOX_BENCH_DATABASE_URL") or None
+    print(HEADER, flush=True)
+    results: list[Result] = []
+    if args.database in {"sqlite", "both"}:
+        results += run_all(None, sizes, only)
+    if args.database in {"postgresql", "both"}:
+        if server_url is None:
+            print("(PostgreSQL skipped: set INBOX_BENCH_DATABASE_URL to a PostgreSQL server URL)")
+        else:
+            results += run_all(server_url, sizes, only)
+    print()
+    for result in results:
+        if result.verdict.left_unknown:
+            print(f"{result.scenario} on {result.database}: left unknown, with evidence:")
+            for row in result.verdict.left_unknown[:20]:
+                print(f"  {row}")
+        for line in (result.verdict.lost_detail + result.verdict.mismatched)[:20]:
+            print(f"  {result.scenario} on {result.database}: {line}")
+    rates = {r.scenario: r.extra["rate"] for r in results if "rate" in r.extra}
+    if rates:
+        print("scale-out on PostgreSQL (sends/s reaching Meta, 2 receivers + N workers):")
+        for name, rate in rates.items():
+            print(f"  {name}: {rate:.0f}/s")
+    print(f"baseline: duplicates 0 and lost 0 in every row; {customer_number(0)}.. are the customers")
+
+
+if __name__ == "__main__":
+    main()
