@@ -380,6 +380,8 @@ def main() -> None:
         [sys.executable, "-m", "bench.ui", "--serve", url],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
+        # The server's shutdown chatter is not a figure.
+        stderr=subprocess.DEVNULL,
         text=True,
     )
     assert server.stdout is not None and server.stdin is not None

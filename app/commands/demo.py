@@ -298,6 +298,8 @@ def run(args: argparse.Namespace) -> int:
         stack.start_traffic()
         return _run_client(stack, args)
     finally:
+        # Requests the client left in flight end with noisy tracebacks when the server closes.
+        logging.getLogger("waitress").setLevel(logging.CRITICAL)
         stack.stop()
         if database_path is not None and not args.keep:
             for suffix in ("", "-wal", "-shm"):

@@ -50,7 +50,7 @@ def test_a_conversation_never_written_has_a_closed_window() -> None:
 @pytest.mark.parametrize(
     ("state", "mark"),
     [
-        ("queued", "🕓"),
+        ("queued", "◷"),
         ("sending", "↗"),
         ("sent", "✓"),
         ("delivered", "✓✓"),
