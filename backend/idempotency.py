@@ -80,26 +80,35 @@ def begin(
     with the key runs.
     """
     locked_until = now + timedelta(seconds=LOCK_SECONDS)
-    inserted = session.execute(
-        insert_ignoring_conflicts(
-            session,
-            IdempotencyRecord,
-            ["user_id", "key"],
-            user_id=user_id,
-            key=key,
-            method=method,
-            path=path[:512],
-            fingerprint=print_,
-            state=IN_PROGRESS,
-            locked_until=locked_until,
-            created_at=now,
-        ).returning(IdempotencyRecord.id)
-    ).scalar_one_or_none()
-    if inserted is not None:
-        return int(inserted)
-    record = session.scalars(
-        select(IdempotencyRecord).where(IdempotencyRecord.user_id == user_id, IdempotencyRecord.key == key)
-    ).one()
+    record: IdempotencyRecord | None = None
+    # The holder of a key can release it between our insert and our read; then insert again.
+    for _ in range(3):
+        inserted = session.execute(
+            insert_ignoring_conflicts(
+                session,
+                IdempotencyRecord,
+                ["user_id", "key"],
+                user_id=user_id,
+                key=key,
+                method=method,
+                path=path[:512],
+                fingerprint=print_,
+                state=IN_PROGRESS,
+                locked_until=locked_until,
+                created_at=now,
+            ).returning(IdempotencyRecord.id)
+        ).scalar_one_or_none()
+        if inserted is not None:
+            return int(inserted)
+        record = session.scalars(
+            select(IdempotencyRecord).where(
+                IdempotencyRecord.user_id == user_id, IdempotencyRecord.key == key
+            )
+        ).one_or_none()
+        if record is not None:
+            break
+    if record is None:
+        raise _in_progress()
     if record.fingerprint != print_:
         raise IdempotencyError(
             422,

@@ -87,3 +87,34 @@ def test_status_codes_over_http(api: Api, server: HttpServer) -> None:
         supervisor_only = client.get("/v1/supervisor/queue", headers=auth)
         assert supervisor_only.status_code == 403
         assert client.get("/metrics").text.startswith("# HELP")
+
+
+@pytest.mark.timeout(60)
+def test_concurrent_refused_requests_release_their_key_without_errors(api: Api, server: HttpServer) -> None:
+    from tests.integration.web.conftest import add_inbound
+
+    conversation, _ = add_inbound(api.database, "+16505551234", "wamid.old", at=api.clock.now, window_hours=0)
+    barrier = threading.Barrier(CLIENTS)
+    statuses: list[tuple[int, str]] = []
+    lock = threading.Lock()
+
+    def post() -> None:
+        with httpx.Client(base_url=server.url, timeout=30) as client:
+            barrier.wait()
+            for _ in range(5):
+                response = client.post(
+                    f"/v1/conversations/{conversation}/reply",
+                    json={"text": "too late"},
+                    headers={"Authorization": f"Bearer {api.agent_token}", "Idempotency-Key": "closed"},
+                )
+                with lock:
+                    statuses.append((response.status_code, response.json()["error"]["code"]))
+
+    threads = [threading.Thread(target=post) for _ in range(CLIENTS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert {status for status, _ in statuses} == {409}
+    assert {code for _, code in statuses} <= {"window_closed", "idempotency_in_progress"}
+    assert any(code == "window_closed" for _, code in statuses)
