@@ -72,6 +72,46 @@ def status_body(index: int) -> bytes:
     return json.dumps(document, separators=(",", ":")).encode("ascii")
 
 
+def reply_body(index: int) -> bytes:
+    """An inbound text reply quoting one of our messages, from one of 200 customers."""
+    customer = f"1650555{index % 200:04d}"
+    document = {
+        "object": "whatsapp_business_account",
+        "entry": [
+            {
+                "id": "102290129340398",
+                "changes": [
+                    {
+                        "value": {
+                            "messaging_product": "whatsapp",
+                            "metadata": {
+                                "display_phone_number": "15550783881",
+                                "phone_number_id": "1065403522",
+                            },
+                            "contacts": [{"profile": {"name": f"Customer {index % 200}"}, "wa_id": customer}],
+                            "messages": [
+                                {
+                                    "from": customer,
+                                    "id": f"wamid.REPLY{index}",
+                                    "timestamp": str(int(START.timestamp()) + index),
+                                    "type": "text",
+                                    "text": {"body": "Thanks, see you then"},
+                                    "context": {
+                                        "from": "15550783881",
+                                        "id": f"wamid.BENCH{2 * (index % 500)}",
+                                    },
+                                }
+                            ],
+                        },
+                        "field": "messages",
+                    }
+                ],
+            }
+        ],
+    }
+    return json.dumps(document, separators=(",", ":")).encode("ascii")
+
+
 # ---------------------------------------------------------------------------------------------------
 # The load generator (second process).
 
@@ -188,7 +228,7 @@ def _settings(workdir: Path, database: Any) -> Any:
 
 def _print_ingest(label: str, result: dict[str, Any]) -> None:
     print(
-        f"  {label:<44} {result['rate']:8.0f} webhooks/s   median {result['median_ms']:6.2f} ms"
+        f"  {label:<46} {result['rate']:8.0f} webhooks/s   median {result['median_ms']:6.2f} ms"
         f"   p99 {result['p99_ms']:6.2f} ms   answers {result['codes']}"
     )
 
@@ -226,6 +266,7 @@ def bench_ingest(workdir: Path, requests: int, connections: int, threads: int) -
     with database.reader() as session:
         stored = session.scalar(select(func.count()).select_from(WebhookDelivery))
     answered = result["codes"].get(200, 0)
+    ingest_while_processing(workdir, requests, connections, threads)
     verdict = "equal" if stored == answered else "DIFFERENT"
     print(f"  stored rows {stored}  vs  200 answers {answered}: {verdict}")
     meets = (
@@ -237,6 +278,32 @@ def bench_ingest(workdir: Path, requests: int, connections: int, threads: int) -
         f"  target >= {TARGET_RATE:.0f}/s, median <= {TARGET_MEDIAN_MS:.0f} ms,"
         f" p99 <= {TARGET_P99_MS:.0f} ms: {'met' if meets else 'NOT met'}"
     )
+    database.dispose()
+
+
+def ingest_while_processing(workdir: Path, requests: int, connections: int, threads: int) -> None:
+    """The same load while the processor works in the same process, as `inbox serve` runs them."""
+    import threading
+
+    from app.http_server import HttpServer
+    from backend.web import create_app
+    from backend.webhooks.processor import WebhookProcessor
+
+    database = _fresh_database(workdir, "ingest-processing.db")
+    _seed_outbox(database, requests // len(STATUS_NAMES) + 1)
+    settings = _settings(workdir, database)
+    server = HttpServer(create_app(database, settings), "127.0.0.1", 0, threads=threads).start()
+    stop = threading.Event()
+    processor = WebhookProcessor(database, settings)
+    worker = threading.Thread(target=processor.run, args=(stop,), daemon=True)
+    worker.start()
+    try:
+        result = _load_from_second_process(server.port, requests, connections, "/webhooks/whatsapp")
+    finally:
+        server.stop()
+        stop.set()
+        worker.join(30)
+    _print_ingest("product, with the processor running alongside", result)
     database.dispose()
 
 
@@ -281,29 +348,33 @@ def _store_bodies(database: Any, bodies: list[bytes]) -> None:
 
 
 def bench_processing(workdir: Path, events: int) -> None:
-    """Processing from stored bodies to effects: batches per transaction against one event per transaction."""
+    """Processing from stored bodies to effects: batches per transaction against one body per transaction."""
     from backend.webhooks.processor import WebhookProcessor
 
-    print(f"Processing: {events} stored status webhooks -> outbox state, timestamps, evidence, journal")
+    print("Processing: stored webhooks -> outbox states, timestamps, evidence, inbound rows, journal")
     figures: dict[str, float] = {}
-    for label, batch_size, count in (
-        ("baseline: one body per transaction", 1, min(events, 1000)),
-        ("product: 100 bodies per transaction", 100, events),
+    for label, batch_size, count, replies in (
+        ("baseline: statuses, one body per transaction", 1, min(events, 1000), False),
+        ("product: statuses, 100 bodies per transaction", 100, events, False),
+        ("product: 70% statuses + 30% replies", 100, events, True),
     ):
-        database = _fresh_database(workdir, f"processing-{batch_size}.db")
+        database = _fresh_database(workdir, f"processing-{batch_size}-{replies}.db")
         _seed_outbox(database, count // len(STATUS_NAMES) + 1)
-        _store_bodies(database, [status_body(index) for index in range(count)])
+        bodies = [
+            reply_body(index) if replies and index % 10 < 3 else status_body(index) for index in range(count)
+        ]
+        _store_bodies(database, bodies)
         processor = WebhookProcessor(database, _settings(workdir, database), batch_size=batch_size)
         started = time.perf_counter()
         result = processor.drain()
         elapsed = time.perf_counter() - started
         figures[label] = result.events / elapsed
         print(
-            f"  {label:<44} {result.events / elapsed:8.0f} events/s   ({result.events} events,"
+            f"  {label:<46} {result.events / elapsed:8.0f} events/s   ({result.events} events,"
             f" {elapsed:.2f} s, {result.duplicates} duplicates, {result.unmatched_statuses} unmatched)"
         )
         database.dispose()
-    product = figures["product: 100 bodies per transaction"]
+    product = figures["product: statuses, 100 bodies per transaction"]
     print(f"  target >= {TARGET_RATE:.0f} events/s: {'met' if product >= TARGET_RATE else 'NOT met'}")
 
 

@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from backend.database.models import Contact, Conversation, InboundMessage, OutboxMessage
-from backend.database.upsert import insert_ignoring_conflicts
 from backend.domain.webhook_events import InboundMessageEvent
 from backend.domain.windows import opens_a_window, window_closes_at
 from backend.inbox.contacts import contact_for_sender, conversation_for
@@ -64,65 +65,52 @@ def store_inbound(
     targets |= {event.reaction_target for event in events if event.reaction_target}
     outbound = _by_wamid(session, OutboxMessage, targets)
     inbound_targets = _by_wamid(session, InboundMessage, targets - outbound.keys())
-    contacts: dict[tuple[str | None, str | None], Contact] = {}
-    conversations: dict[int, Conversation] = {}
-    batch_inbound: dict[str, dict[str, Any]] = {}
+    senders = _Senders(session, events, now)
 
+    rows: list[dict[str, Any]] = []
+    facts: list[tuple[InboundMessageEvent, Contact, Conversation, OutboxMessage | None]] = []
+    batch_wamids: set[str] = set()
     for event in events:
-        sender = (event.from_wa_id, event.from_user_id)
-        contact = contacts.get(sender)
-        if contact is None:
-            contact = contact_for_sender(
-                session,
-                wa_id=event.from_wa_id,
-                user_id=event.from_user_id,
-                profile_name=event.profile_name,
-                now=now,
-            )
-            contacts[sender] = contact
-        conversation = conversations.get(contact.id)
-        if conversation is None:
-            conversation = conversation_for(session, contact, now)
-            conversations[contact.id] = conversation
-        sent_at = event.sent_at or now
-
+        contact, conversation = senders.of(event)
         answered, conversation_id = _attribution(event, outbound, conversation)
-        known = answered is not None or _reaction_to_known(event, batch_inbound, inbound_targets)
-        attribution = ATTRIBUTED if known else UNATTRIBUTED
-        row = {
-            "wamid": event.wamid,
-            "contact_id": contact.id,
-            "conversation_id": conversation_id,
-            "type": event.type,
-            "text": event.text,
-            "choice_kind": event.choice_kind,
-            "choice_id": event.choice_id,
-            "choice_title": event.choice_title,
-            "reaction_target": event.reaction_target,
-            "reaction_emoji": event.reaction_emoji,
-            "media_id": event.media_id,
-            "media_mime_type": event.media_mime_type,
-            "caption": event.caption,
-            "context_id": event.context_id,
-            "attribution": attribution,
-            "reply_to_message_id": answered.id if answered is not None else None,
-            "attributed_by": None,
-            "errors": event.errors,
-            "raw": event.raw,
-            "sent_at": sent_at,
-            "received_at": now,
-        }
-        inserted = session.execute(
-            insert_ignoring_conflicts(session, InboundMessage, ["wamid"], **row)
-        ).rowcount  # type: ignore[attr-defined]
-        if not inserted:
-            # Kept longer than its event key: already stored, so nothing changes.
-            continue
-        batch_inbound[event.wamid] = row
-        outcome.stored += 1
-        if attribution == UNATTRIBUTED:
-            outcome.unattributed += 1
+        known = answered is not None or _reaction_to_known(event, batch_wamids, inbound_targets)
+        batch_wamids.add(event.wamid)
+        rows.append(
+            {
+                "wamid": event.wamid,
+                "contact_id": contact.id,
+                "conversation_id": conversation_id,
+                "type": event.type,
+                "text": event.text,
+                "choice_kind": event.choice_kind,
+                "choice_id": event.choice_id,
+                "choice_title": event.choice_title,
+                "reaction_target": event.reaction_target,
+                "reaction_emoji": event.reaction_emoji,
+                "media_id": event.media_id,
+                "media_mime_type": event.media_mime_type,
+                "caption": event.caption,
+                "context_id": event.context_id,
+                "attribution": ATTRIBUTED if known else UNATTRIBUTED,
+                "reply_to_message_id": answered.id if answered is not None else None,
+                "attributed_by": None,
+                "errors": event.errors,
+                "raw": event.raw,
+                "sent_at": event.sent_at or now,
+                "received_at": now,
+            }
+        )
+        facts.append((event, contact, conversation, answered))
 
+    # A message kept longer than its event key is already stored: the insert skips it, nothing changes.
+    inserted = _insert_new(session, rows)
+    for row, (event, contact, conversation, answered) in zip(rows, facts, strict=True):
+        if event.wamid not in inserted:
+            continue
+        outcome.stored += 1
+        if row["attribution"] == UNATTRIBUTED:
+            outcome.unattributed += 1
+        sent_at: datetime = row["sent_at"]
         if event.opens_window:
             opened = opens_a_window(contact.window_closes_at, sent_at)
             if contact.last_inbound_at is None or sent_at > contact.last_inbound_at:
@@ -138,14 +126,93 @@ def store_inbound(
                 "inbound.received",
                 {
                     "wamid": event.wamid,
-                    "conversation_id": conversation_id,
-                    "attributed": attribution == ATTRIBUTED,
+                    "conversation_id": row["conversation_id"],
+                    "attributed": row["attribution"] == ATTRIBUTED,
                     "reply_to_key": answered.dedupe_key if answered is not None else None,
                     "type": event.type,
                 },
             )
         )
     return outcome
+
+
+def _insert_new(session: Session, rows: list[dict[str, Any]]) -> set[str]:
+    dialect_insert = postgresql_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    statement = (
+        dialect_insert(InboundMessage)
+        .on_conflict_do_nothing(index_elements=["wamid"])
+        .returning(InboundMessage.wamid)
+    )
+    return set(session.scalars(statement, rows))
+
+
+class _Senders:
+    """The contacts and conversations of a batch's senders, read in a few queries, created when new."""
+
+    def __init__(self, session: Session, events: list[InboundMessageEvent], now: datetime) -> None:
+        self._session = session
+        self._now = now
+        # On PostgreSQL another processor may be updating the same contact's window: take turns.
+        lock = session.get_bind().dialect.name == "postgresql"
+        wa_ids = sorted({event.from_wa_id for event in events if event.from_wa_id})
+        user_ids = sorted({event.from_user_id for event in events if event.from_user_id})
+        self.by_wa_id: dict[str, Contact] = {}
+        self.by_user_id: dict[str, Contact] = {}
+        for start in range(0, max(len(wa_ids), len(user_ids)), _CHUNK):
+            query = (
+                select(Contact)
+                .where(
+                    or_(
+                        Contact.wa_id.in_(wa_ids[start : start + _CHUNK]),
+                        Contact.user_id.in_(user_ids[start : start + _CHUNK]),
+                    )
+                )
+                .order_by(Contact.id)
+            )
+            for contact in session.scalars(query.with_for_update() if lock else query):
+                self._remember(contact)
+        self.conversations: dict[int, Conversation] = {}
+        contact_ids = sorted(
+            {contact.id for contact in self.by_wa_id.values()}
+            | {contact.id for contact in self.by_user_id.values()}
+        )
+        for start in range(0, len(contact_ids), _CHUNK):
+            threads = (
+                select(Conversation)
+                .where(Conversation.contact_id.in_(contact_ids[start : start + _CHUNK]))
+                .order_by(Conversation.id)
+            )
+            for conversation in session.scalars(threads.with_for_update() if lock else threads):
+                self.conversations[conversation.contact_id] = conversation
+
+    def _remember(self, contact: Contact) -> None:
+        if contact.wa_id:
+            self.by_wa_id[contact.wa_id] = contact
+        if contact.user_id:
+            self.by_user_id[contact.user_id] = contact
+
+    def of(self, event: InboundMessageEvent) -> tuple[Contact, Conversation]:
+        """The sender's contact (profile name and business-scoped id kept current) and conversation."""
+        wa_id, user_id = event.from_wa_id, event.from_user_id
+        contact = (self.by_wa_id.get(wa_id) if wa_id else None) or (
+            self.by_user_id.get(user_id) if user_id else None
+        )
+        if contact is None:
+            contact = contact_for_sender(
+                self._session, wa_id=wa_id, user_id=user_id, profile_name=event.profile_name, now=self._now
+            )
+            self._remember(contact)
+        else:
+            if event.profile_name and contact.profile_name != event.profile_name:
+                contact.profile_name = event.profile_name
+            if user_id and contact.user_id is None and user_id not in self.by_user_id:
+                contact.user_id = user_id
+                self._remember(contact)
+        conversation = self.conversations.get(contact.id)
+        if conversation is None:
+            conversation = conversation_for(self._session, contact, self._now)
+            self.conversations[contact.id] = conversation
+        return contact, conversation
 
 
 def _attribution(
@@ -164,10 +231,8 @@ def _attribution(
 
 
 def _reaction_to_known(
-    event: InboundMessageEvent,
-    batch_inbound: dict[str, dict[str, Any]],
-    inbound_targets: dict[str, InboundMessage],
+    event: InboundMessageEvent, batch_wamids: set[str], inbound_targets: dict[str, InboundMessage]
 ) -> bool:
     """A reaction to a message the customer sent us attaches to it; it needs no agent to file it."""
     target = event.reaction_target
-    return target is not None and (target in batch_inbound or target in inbound_targets)
+    return target is not None and (target in batch_wamids or target in inbound_targets)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, or_, select
+from sqlalchemy import bindparam, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from backend.database.models import OutboxMessage
@@ -36,29 +35,82 @@ class StatusOutcome:
     journal: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
-def _chunks(values: list[str]) -> Iterable[list[str]]:
-    for start in range(0, len(values), _CHUNK):
-        yield values[start : start + _CHUNK]
+# What a status may read or change on an outbox row; loaded as plain values, written back in one executemany.
+_FIELDS = (
+    "id",
+    "dedupe_key",
+    "conversation_id",
+    "state",
+    "wamid",
+    "sent_at",
+    "delivered_at",
+    "read_at",
+    "failed_at",
+    "last_error_code",
+    "last_error_title",
+    "last_error_details",
+    "unknown_since",
+    "updated_at",
+)
+_WRITTEN = _FIELDS[3:]
 
 
-def _load_rows(session: Session, wamids: set[str], keys: set[str]) -> list[OutboxMessage]:
-    rows: dict[int, OutboxMessage] = {}
+@dataclass
+class _Row:
+    """The status-related part of an outbox row."""
+
+    id: int
+    dedupe_key: str
+    conversation_id: int | None
+    state: str
+    wamid: str | None
+    sent_at: datetime | None
+    delivered_at: datetime | None
+    read_at: datetime | None
+    failed_at: datetime | None
+    last_error_code: int | None
+    last_error_title: str | None
+    last_error_details: str | None
+    unknown_since: datetime | None
+    updated_at: datetime
+    changed: bool = False
+
+
+def _load_rows(session: Session, wamids: set[str], keys: set[str]) -> list[_Row]:
+    rows: dict[int, _Row] = {}
     lock = session.get_bind().dialect.name == "postgresql"
     wamid_list, key_list = sorted(wamids), sorted(keys)
+    columns = [getattr(OutboxMessage, name) for name in _FIELDS]
     for start in range(0, max(len(wamid_list), len(key_list)), _CHUNK):
         some_wamids = wamid_list[start : start + _CHUNK]
         some_keys = key_list[start : start + _CHUNK]
         query = (
-            select(OutboxMessage)
+            select(*columns)
             .where(or_(OutboxMessage.wamid.in_(some_wamids), OutboxMessage.dedupe_key.in_(some_keys)))
             .order_by(OutboxMessage.id)
         )
         if lock:
             # Another processor may hold a newer state of the same row; wait for it, never overwrite it.
             query = query.with_for_update()
-        for row in session.scalars(query):
-            rows[row.id] = row
+        for values in session.execute(query):
+            rows[values[0]] = _Row(*values)
     return list(rows.values())
+
+
+def _write_rows(session: Session, rows: list[_Row]) -> None:
+    changed = [row for row in rows if row.changed]
+    if not changed:
+        return
+    table: Any = OutboxMessage.__table__
+    statement = (
+        update(table)
+        .where(table.c.id == bindparam("row_id"))
+        .values({name: bindparam(f"new_{name}") for name in _WRITTEN})
+    )
+    session.execute(
+        statement,
+        [{"row_id": row.id, **{f"new_{name}": getattr(row, name) for name in _WRITTEN}} for row in changed],
+    )
 
 
 def apply_statuses(session: Session, events: list[StatusEvent], now: datetime) -> StatusOutcome:
@@ -80,6 +132,7 @@ def apply_statuses(session: Session, events: list[StatusEvent], now: datetime) -
             candidate = by_key.get(event.callback_data)
             if candidate is not None and candidate.wamid is None and candidate.state in _RESOLVABLE_BY_KEY:
                 candidate.wamid = event.wamid
+                candidate.changed = True
                 by_wamid[event.wamid] = candidate
                 row = candidate
         if row is None:
@@ -99,18 +152,20 @@ def apply_statuses(session: Session, events: list[StatusEvent], now: datetime) -
                 "received_at": now,
             }
         )
-    session.flush()
+    _write_rows(session, rows)
     session.execute(insert(StatusEventRow.__table__), evidence)  # type: ignore[arg-type]
     return outcome
 
 
-def _apply(row: OutboxMessage, event: StatusEvent, now: datetime, outcome: StatusOutcome) -> None:
+def _apply(row: _Row, event: StatusEvent, now: datetime, outcome: StatusOutcome) -> None:
     occurred_at = event.occurred_at or now
     timestamp_field = _TIMESTAMP_FIELDS.get(event.status)
     # A late status still records when it happened, even if it cannot move the state back.
     if timestamp_field is not None and getattr(row, timestamp_field) is None:
         setattr(row, timestamp_field, occurred_at)
+        row.changed = True
     if event.errors:
+        row.changed = True
         code, title, details = first_error(event.errors)
         row.last_error_code = code
         row.last_error_title = title
@@ -121,6 +176,7 @@ def _apply(row: OutboxMessage, event: StatusEvent, now: datetime, outcome: Statu
         return
     row.state = state
     row.updated_at = now
+    row.changed = True
     if previous == states.UNKNOWN:
         row.unknown_since = None
     outcome.journal.append(
