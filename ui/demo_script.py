@@ -40,12 +40,19 @@ class ScreenshotPlan(QObject):
             best = max(range(len(model.items)), key=lambda row: model.items[row].unread, default=None)
             if best is not None:
                 window.inbox.select_conversation_id(model.items[best].id)
+                QTimer.singleShot(PREPARE_BEFORE_MS // 2, self._select_newest_message)
         elif self._tab == "work-queue" and window.work_queue.model.items:
             window.work_queue.select_wamid(window.work_queue.model.items[0].wamid)
         elif self._tab == "supervisor" and window.supervisor.model.items:
             window.supervisor.select_key(window.supervisor.model.items[0].key)
         elif self._tab == "health":
             window.health.refresh_metrics()
+
+    def _select_newest_message(self) -> None:
+        inbox = self._window.inbox
+        keys = inbox.outbound_keys()
+        if keys:
+            inbox.thread_view.setCurrentIndex(inbox.thread_model.index_of_key(keys[-1]))
 
     def _save(self) -> None:
         assert self._path is not None

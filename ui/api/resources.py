@@ -280,6 +280,13 @@ class SupervisorItem:
     contact_name: str | None = None
     conversation_id: int | None = None
     reason: str | None = None
+    created_at: datetime | None = None
+
+    def age(self, now: datetime) -> float | None:
+        """Seconds since the send was created (ticking), else the age the API reported."""
+        if self.created_at is not None:
+            return max(0.0, (now - self.created_at).total_seconds())
+        return self.age_seconds
 
     @classmethod
     def from_json(cls, body: Mapping[str, Any]) -> SupervisorItem:
@@ -315,6 +322,7 @@ class SupervisorItem:
             evidence=tuple(evidence),
             hold_reason=_text(body.get("hold_reason")),
             reason=_text(body.get("reason")),
+            created_at=parse_time(body.get("created_at")),
             body=_text(text),
             contact_name=(
                 Contact.from_json(contact).display_name

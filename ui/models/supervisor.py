@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable
+from datetime import UTC, datetime
 from functools import partial
 
 from PySide6.QtCore import QObject
@@ -10,7 +11,7 @@ from PySide6.QtCore import QObject
 from ui.api.client import ApiClient
 from ui.api.resources import Page, SupervisorItem
 from ui.models.paged import PagedListModel
-from ui.presentation import age_text
+from ui.presentation import age_text, status_mark
 from ui.runner import BackgroundRunner
 
 PAGE_SIZE = 100
@@ -35,7 +36,9 @@ class SupervisorQueueModel(PagedListModel[SupervisorItem]):
     def display_text(self, item: SupervisorItem) -> str:
         """State, customer, purpose and age."""
         who = item.contact_name or item.to or "customer"
-        return f"{item.state}: {who}, {item.purpose or ''}, {age_text(item.age_seconds)} old"
+        mark = status_mark(item.state).mark
+        age = age_text(item.age(datetime.now(UTC)))
+        return f"{mark} {item.state}  ·  {who}  ·  {item.purpose or ''}  ·  {age} old"
 
     def start(self) -> None:
         """Load the first page."""

@@ -84,8 +84,8 @@ class TimeChart(QChartView):
         now = datetime.now(UTC)
         start = points[0].at if points else now - timedelta(minutes=10)
         end = max(now, points[-1].at if points else now)
-        if end - start < timedelta(minutes=2):
-            start = end - timedelta(minutes=2)
+        if end - start < timedelta(minutes=1):
+            start = end - timedelta(minutes=1)
         values = [
             (QDateTime.fromSecsSinceEpoch(int(point.at.timestamp())).toMSecsSinceEpoch(), point.value)
             for point in points

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from functools import partial
 
 from PySide6.QtCore import QItemSelection, Qt, Signal
@@ -94,10 +95,13 @@ class SupervisorView(QWidget):
         self.age_label = QLabel("—")
         self.error_label = QLabel("—")
         self.error_label.setWordWrap(True)
+        self.body_label = QLabel("—")
+        self.body_label.setWordWrap(True)
         self.key_label = QLabel("—")
         self.key_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         form = QFormLayout()
         form.addRow("Customer", self.customer_label)
+        form.addRow("Message", self.body_label)
         form.addRow("Purpose", self.purpose_label)
         form.addRow("State", self.state_label)
         form.addRow("Attempts", self.attempts_label)
@@ -187,6 +191,7 @@ class SupervisorView(QWidget):
                 self.age_label,
                 self.error_label,
                 self.key_label,
+                self.body_label,
             ):
                 label.setText("—")
             return
@@ -196,7 +201,8 @@ class SupervisorView(QWidget):
         mark = status_mark(item.state)
         self.state_label.setText(f"{mark.mark} {mark.label}")
         self.attempts_label.setText(str(item.attempts))
-        self.age_label.setText(age_text(item.age_seconds))
+        self.age_label.setText(age_text(item.age(datetime.now(UTC))))
+        self.body_label.setText(item.body or "—")
         self.error_label.setText(plain_error(item.error) or "—")
         self.key_label.setText(item.key)
         if item.evidence:
