@@ -400,6 +400,7 @@ def main() -> None:
             f"{figures['switch_ms']:.0f} ms",
             f"<= {TARGET_SWITCH_MS:.0f} ms",
         ),
+        ("  of which the first page arrived", f"{figures['switch_data_ms']:.0f} ms", "-"),
         (
             f"  all {int(figures['thread_rows']):,} entries loaded",
             f"{figures['whole_thread_loaded_ms']:.0f} ms",
