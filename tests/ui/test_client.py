@@ -302,3 +302,37 @@ def test_tabs_shortcuts_and_size(qtbot: Any, window: MainWindow) -> None:
     for widget in (window.inbox.search_box, window.inbox.composer.text_box, window.inbox.conversation_list):
         assert widget.accessibleName()
     assert not window.inbox.thread_model.canFetchMore(QModelIndex())
+
+
+def test_an_agent_sees_no_supervisor_tab_and_mine_lists_their_conversations(
+    qtbot: Any, stack: DemoStack, runner: BackgroundRunner
+) -> None:
+    from backend.clock import utc_now
+    from backend.users import create_user
+
+    with stack.database.transaction() as session:
+        token = create_user(session, "sam", "agent", utc_now())
+    customer_writes(stack, CUSTOMER, "Hi")
+    conversation_id = conversation_id_for(stack, CUSTOMER)
+    api = ApiClient(stack.url, token)
+    window = MainWindow(api, runner, wait_seconds=1.0)
+    qtbot.addWidget(window)
+    window.show()
+    window.start()
+    qtbot.waitUntil(lambda: window.inbox._user_name == "sam", timeout=10_000)
+    assert not window.tabs.isTabVisible(2)
+    qtbot.keyClick(window, Qt.Key.Key_3, Qt.KeyboardModifier.AltModifier)
+    assert window.tabs.currentIndex() != 2
+    mine_button = window.inbox.view_buttons.button(0)
+    with qtbot.waitSignal(window.inbox.conversations.loaded, timeout=10_000):
+        qtbot.mouseClick(mine_button, Qt.MouseButton.LeftButton)
+    assert window.inbox.conversations.row_of(conversation_id) is None
+    window.inbox.view_buttons.button(2).click()
+    _open_conversation(qtbot, window, conversation_id)
+    qtbot.mouseClick(window.inbox.details.assign_me_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.inbox.details.assignee_label.text() == "sam", timeout=10_000)
+    with qtbot.waitSignal(window.inbox.conversations.loaded, timeout=10_000):
+        qtbot.mouseClick(mine_button, Qt.MouseButton.LeftButton)
+    assert window.inbox.conversations.row_of(conversation_id) is not None
+    window.stop()
+    api.close()
