@@ -15,7 +15,7 @@ from backend.domain import states
 from backend.domain.backoff import pair_limit_delay, retry_delay
 from backend.domain.outcomes import OutcomeKind, SendOutcome
 from backend.domain.pacing import customer_slot_key
-from backend.outbox.claim import OUTBOX, ClaimedMessage, upsert_slots
+from backend.outbox.claim import OUTBOX, ClaimedMessage, state_is, upsert_slots
 from backend.outbox.journal_batch import journal_state_changes, state_change
 from backend.settings import Settings
 
@@ -196,7 +196,7 @@ def release_unsent(session: Session, messages: Sequence[ClaimedMessage], now: da
         return 0
     by_id = {message.id: message for message in messages}
     query = select(OutboxMessage.id, OutboxMessage.attempts).where(
-        OutboxMessage.id.in_(list(by_id)), OutboxMessage.state == states.SENDING
+        OutboxMessage.id.in_(list(by_id)), state_is(session, states.SENDING)
     )
     if session.get_bind().dialect.name == "postgresql":
         query = query.with_for_update()

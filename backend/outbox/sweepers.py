@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from backend.database.models import OutboxMessage, PacingSlot, SendDecision, StatusEvent
 from backend.domain import states
 from backend.domain.pacing import CUSTOMER_SLOT_PREFIX
-from backend.outbox.claim import OUTBOX
+from backend.outbox.claim import OUTBOX, state_is
 from backend.outbox.journal_batch import journal_state_changes, state_change
 from backend.settings import Settings
 
@@ -39,7 +39,7 @@ def expire_leases(session: Session, now: datetime, limit: int = 1000) -> int:
         return 0
     session.execute(
         update(OUTBOX)
-        .where(OUTBOX.c.id.in_([row.id for row in rows]), OUTBOX.c.state == states.SENDING)
+        .where(OUTBOX.c.id.in_([row.id for row in rows]), state_is(session, states.SENDING))
         .values(
             state=states.UNKNOWN,
             unknown_since=now,
