@@ -15,6 +15,7 @@ from backend.clock import Clock, utc_now
 from backend.database import Database
 from backend.inbox.retention import RetentionSweeper
 from backend.inbox.windows import WindowTimers
+from backend.outbox.database_clock import DatabaseClock
 from backend.outbox.sender import OutboxSender
 from backend.outbox.workers import OutboxSweeper
 from backend.settings import Settings
@@ -74,12 +75,15 @@ def build_workers(
     database: Database,
     *,
     graph_transport: GraphTransport | None = None,
-    clock: Clock = utc_now,
+    clock: Clock | None = None,
 ) -> list[Worker]:
     """Every background worker, for `inbox serve` (threads beside the HTTP server) and `inbox worker`.
 
-    Each part of the backend adds its workers here, one block each.
+    Each part of the backend adds its workers here, one block each. Without a clock, PostgreSQL
+    workers follow the database server's clock so processes on several machines agree on time.
     """
+    if clock is None:
+        clock = utc_now if database.is_sqlite else DatabaseClock(database)
     workers: list[Worker] = []
     # Outbox: the sender (graph_transport None = real network) and its sweeps.
     workers.append(OutboxSender(database, settings, transport=graph_transport, clock=clock))

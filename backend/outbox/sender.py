@@ -132,7 +132,13 @@ class OutboxSender:
 
     def run(self, stop: threading.Event) -> None:
         """Send until `stop` is set, then finish in-flight calls (bounded) and leave nothing in `sending`."""
-        asyncio.run(self._serve(stop))
+        while not stop.is_set():
+            try:
+                asyncio.run(self._serve(stop))
+            except Exception:
+                # A broken loop must not end sending for good; rows it held come back through the lease.
+                log.exception("the outbox sender failed; starting it again in a second")
+                stop.wait(1.0)
 
     # ----- the loops
 
