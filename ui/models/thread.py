@@ -59,6 +59,7 @@ class ThreadModel(QAbstractItemModel):
         self._conversation_id: int | None = None
         self._next_cursor: str | None = None
         self._loading = False
+        self._refresh_pending = False
         self._generation = 0
 
     @property
@@ -85,14 +86,20 @@ class ThreadModel(QAbstractItemModel):
         self._conversation_id = conversation_id
         self._next_cursor = None
         self._loading = False
+        self._refresh_pending = False
         self.endResetModel()
         if conversation_id is not None:
             self._request(None, self._on_page)
 
     def refresh(self) -> None:
         """Load what is shown again and apply the differences when it arrives."""
-        if self._conversation_id is None or self._loading:
+        if self._conversation_id is None:
             return
+        if self._loading:
+            # A page is on its way; refresh right after it, so this change is not lost.
+            self._refresh_pending = True
+            return
+        self._refresh_pending = False
         self._generation += 1
         self._request(None, self._on_refreshed, limit=min(MAX_REFRESH, max(PAGE_SIZE, len(self._items) + 50)))
 
@@ -126,6 +133,8 @@ class ThreadModel(QAbstractItemModel):
             self.endInsertRows()
         if first:
             self.loaded.emit()
+        if self._refresh_pending:
+            self.refresh()
 
     def _on_refreshed(self, tagged: tuple[int, int, Page[ThreadItem]]) -> None:
         generation, _conversation_id, page = tagged

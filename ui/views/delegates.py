@@ -140,6 +140,7 @@ class ThreadDelegate(QStyledItemDelegate):
     def __init__(self, view: QWidget) -> None:
         super().__init__(view)
         self._view = view
+        self._viewport: QWidget | None = None
         self._size_cache: dict[tuple[str, int], QSize] = {}
         self._lines_cache: dict[str, tuple[str, str, str]] = {}
 
@@ -150,8 +151,11 @@ class ThreadDelegate(QStyledItemDelegate):
 
     # -- layout ------------------------------------------------------------------------------
     def _available_width(self, option: QStyleOptionViewItem) -> int:
-        viewport = getattr(self._view, "viewport", None)
-        width = viewport().width() if viewport is not None else option.rect.width()
+        # The viewport's width, not the option's: a tree view asks for sizes before it lays rows out.
+        if self._viewport is None:
+            viewport = getattr(self._view, "viewport", None)
+            self._viewport = viewport() if viewport is not None else None
+        width = self._viewport.width() if self._viewport is not None else option.rect.width()
         return max(200, width - 24)
 
     def _lines(self, item: OutboundMessage | InboundMessage) -> tuple[str, str, str]:

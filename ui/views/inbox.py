@@ -232,17 +232,25 @@ class InboxView(QWidget):
 
     def _thread_reset(self) -> None:
         self.thread_delegate.clear_cache()
-        self.thread_view.expandAll()
+        self._expand_replies(0, self.thread_model.rowCount() - 1)
 
     def _thread_rows_inserted(
         self, parent: QModelIndex | QPersistentModelIndex, first: int, last: int
     ) -> None:
-        if not parent.isValid():
-            for row in range(first, last + 1):
-                self.thread_view.expand(self.thread_model.index(row, 0))
+        if parent.isValid():
+            self.thread_view.setExpanded(parent, True)
+        else:
+            self._expand_replies(first, last)
+
+    def _expand_replies(self, first: int, last: int) -> None:
+        # Only messages with replies need expanding; expanding every row would lay the view out each time.
+        model = self.thread_model
+        for row in range(first, last + 1):
+            index = model.index(row, 0)
+            if model.rowCount(index):
+                self.thread_view.setExpanded(index, True)
 
     def _thread_loaded(self) -> None:
-        self.thread_view.expandAll()
         if not self.thread_model.canFetchMore(QModelIndex()):
             self.thread_view.scrollToBottom()
 
