@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 
 from backend.sandbox.faults import Faults
+from backend.sandbox.poster import PostError, RawPoster, Target
 
 log = logging.getLogger(__name__)
 
@@ -149,6 +150,7 @@ class WebhookEmitter:
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._client: httpx.AsyncClient | None = None
+        self._poster: tuple[str, RawPoster] | None = None
         self._slots: asyncio.Semaphore | None = None
         self._in_flight: set[asyncio.Task[None]] = set()
         self._waiting_for_url: list[Delivery] = []
@@ -178,6 +180,8 @@ class WebhookEmitter:
                     await task
         if self._client is not None:
             await self._client.aclose()
+        if self._poster is not None:
+            await self._poster[1].close()
 
     @property
     def pending(self) -> int:
@@ -285,13 +289,29 @@ class WebhookEmitter:
             value["statuses"] = [_ordered_status(status) for status in value["statuses"]]
         return Delivery(serialize(self.business.envelope(value)), len(events), now)
 
+    async def _post(self, url: str, body: bytes, headers: dict[str, str]) -> int:
+        """POST with the lean client for plain-http URLs, httpx for the rest (or an injected transport)."""
+        poster = self._poster
+        if poster is None or poster[0] != url:
+            target = Target.of(url) if self._transport is None else None
+            if poster is not None:
+                poster[1].abandon()
+            self._poster = poster = (
+                (url, RawPoster(target, self.settings.request_timeout_seconds)) if target else None
+            )
+        if poster is not None:
+            return await poster[1].post(body, headers)
+        assert self._client is not None
+        response = await self._client.post(url, content=body, headers=headers)
+        return response.status_code
+
     def _launch(self, delivery: Delivery) -> None:
         task = asyncio.create_task(self._deliver(delivery))
         self._in_flight.add(task)
         task.add_done_callback(self._in_flight.discard)
 
     async def _deliver(self, delivery: Delivery) -> None:
-        assert self._slots is not None and self._client is not None
+        assert self._slots is not None
         url = self.webhook_url
         if url is None:
             self._waiting_for_url.append(delivery)
@@ -305,22 +325,19 @@ class WebhookEmitter:
             self.stats.failures_injected += 1
             self._retry_later(delivery)
             return
+        headers = {
+            "Content-Type": "application/json",
+            "X-Hub-Signature-256": signature(self.app_secret, delivery.body),
+            "User-Agent": "facebookexternalua",
+        }
         ok = False
         async with self._slots:
             try:
-                response = await self._client.post(
-                    url,
-                    content=delivery.body,
-                    headers={
-                        "Content-Type": "application/json",
-                        "X-Hub-Signature-256": signature(self.app_secret, delivery.body),
-                        "User-Agent": "facebookexternalua",
-                    },
-                )
-                ok = response.status_code == 200
+                status = await self._post(url, delivery.body, headers)
+                ok = status == 200
                 if not ok:
                     self.stats.non_200 += 1
-            except httpx.HTTPError as error:
+            except (httpx.HTTPError, PostError) as error:
                 log.debug("webhook delivery to %s failed: %s", url, error)
         if not ok:
             self._retry_later(delivery)

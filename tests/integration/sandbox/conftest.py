@@ -190,6 +190,17 @@ def template_message(order: str = "A-1", to: str = CUSTOMER, **extra: Any) -> di
     }
 
 
+def wait_for_stats(
+    sandbox: Sandbox, predicate: Callable[[dict[str, Any]], bool], timeout: float = 5.0
+) -> None:
+    """Wait until the sandbox's stats match (it counts a delivery once it has read the 200)."""
+    deadline = time.monotonic() + timeout
+    while not predicate(sandbox.stats()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"stats never matched: {sandbox.stats()}")
+        time.sleep(0.01)
+
+
 def valid_signature(headers: dict[str, str], body: bytes) -> bool:
     """Whether X-Hub-Signature-256 matches the exact bytes with the test app secret."""
     expected = "sha256=" + hmac.new(APP_SECRET.encode(), body, hashlib.sha256).hexdigest()

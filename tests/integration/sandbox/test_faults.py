@@ -13,7 +13,7 @@ import pytest
 from backend.sandbox.http import Request
 from backend.sandbox.server import Sandbox
 
-from .conftest import CUSTOMER, WebhookSink, graph_client, template_message
+from .conftest import CUSTOMER, WebhookSink, graph_client, template_message, wait_for_stats
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -118,7 +118,7 @@ def test_webhook_duplicates_send_the_same_bytes_again(
     sandbox.inbound(CUSTOMER, "hi")
     sink.wait_for(lambda s: len(s.deliveries) == 2)
     assert sink.deliveries[0].body == sink.deliveries[1].body
-    assert sandbox.stats()["webhooks_duplicated"] == 1
+    wait_for_stats(sandbox, lambda stats: stats["webhooks_duplicated"] == 1)
 
 
 def test_webhook_shuffle_delivers_statuses_out_of_order(

@@ -11,7 +11,15 @@ import pytest
 from backend.sandbox.server import Sandbox
 from backend.sandbox.webhooks import serialize, signature
 
-from .conftest import CUSTOMER, PHONE_NUMBER_ID, WebhookSink, graph_client, template_message, valid_signature
+from .conftest import (
+    CUSTOMER,
+    PHONE_NUMBER_ID,
+    WebhookSink,
+    graph_client,
+    template_message,
+    valid_signature,
+    wait_for_stats,
+)
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -103,6 +111,7 @@ def test_a_non_200_answer_is_retried_until_it_gets_a_200(
     sandbox = start_sandbox(webhook_url=sink.url)
     sandbox.inbound(CUSTOMER, "hi")
     sink.wait_for(lambda s: len(s.messages()) == 1)
+    wait_for_stats(sandbox, lambda stats: stats["webhooks_sent"] == 1)
     stats = sandbox.stats()
     assert stats["webhooks_retried"] == 3
     assert stats["webhooks_non_200"] == 3
@@ -122,7 +131,7 @@ def test_webhooks_wait_for_a_url_and_for_a_backend_that_is_not_up_yet(
     sandbox.set_webhook_url(sink.url)
     sink.wait_for(lambda s: len(s.messages()) == 2 and len(s.statuses()) == 3)
     assert sorted(m["text"]["body"] for m in sink.messages()) == ["first", "second"]
-    assert sandbox.stats()["webhooks_pending"] == 0
+    wait_for_stats(sandbox, lambda stats: stats["webhooks_pending"] == 0)
 
 
 def test_statuses_are_batched_under_load(start_sandbox: Callable[..., Sandbox], sink: WebhookSink) -> None:
