@@ -225,7 +225,6 @@ def start_stack(
     with database.transaction() as session:
         token = create_user(session, DEMO_USER, "supervisor", utc_now())
     service = build_service(settings, database)
-    _add_webhook_processor(service, settings, database)
     server = HttpServer(service.web_app, "127.0.0.1", 0).start()
     sandbox.set_webhook_url(f"{server.url}/webhooks/whatsapp")
     service.start_workers()
@@ -238,14 +237,6 @@ def start_stack(
         token=token,
         user_name=DEMO_USER,
     )
-
-
-def _add_webhook_processor(service: Service, settings: Settings, database: Database) -> None:
-    """Make sure stored webhooks are processed, whether or not the service already runs a processor."""
-    from backend.webhooks.processor import WebhookProcessor
-
-    if not any(isinstance(worker, WebhookProcessor) for worker in service.workers):
-        service.workers.append(WebhookProcessor(database, settings))
 
 
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -336,3 +336,25 @@ def test_an_agent_sees_no_supervisor_tab_and_mine_lists_their_conversations(
     assert window.inbox.conversations.row_of(conversation_id) is not None
     window.stop()
     api.close()
+
+
+def test_a_failed_send_shows_what_went_wrong_in_words(
+    qtbot: Any, stack: DemoStack, window: MainWindow
+) -> None:
+    from ui.views.delegates import ThreadDelegate
+
+    customer_writes(stack, CUSTOMER, "Hi")
+    conversation_id = conversation_id_for(stack, CUSTOMER)
+    stack.sandbox.set_faults(message_failure_rate=1.0)
+    key = send_text(stack, CUSTOMER, "Your parcel is at the depot.")
+    failed = wait_for_state(stack, key, {"failed"})
+    stack.sandbox.set_faults(reset=True)
+    _open_conversation(qtbot, window, conversation_id)
+    item = _thread_outbound(window, key)
+    assert item is not None and item.state == "failed" and item.error is not None
+    assert item.error.code == failed["error"]["code"]
+    _text, caption, problem = ThreadDelegate._compose_lines(item)
+    assert "✕" in caption
+    assert problem and f"code {item.error.code}" in problem and not problem.startswith("(")
+    window.inbox.thread_view.setCurrentIndex(window.inbox.thread_model.index_of_key(key))
+    assert window.inbox.details.error_label.text() == problem
