@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable
+from datetime import UTC, datetime
 from functools import partial
 
 from PySide6.QtCore import QObject
@@ -10,6 +11,7 @@ from PySide6.QtCore import QObject
 from ui.api.client import ApiClient
 from ui.api.resources import Page, WorkItem
 from ui.models.paged import PagedListModel
+from ui.presentation import short_time
 from ui.runner import BackgroundRunner
 
 PAGE_SIZE = 100
@@ -32,8 +34,9 @@ class WorkQueueModel(PagedListModel[WorkItem]):
         return item.wamid
 
     def display_text(self, item: WorkItem) -> str:
-        """Who wrote what."""
-        return f"{item.sender or 'customer'}: {item.text or '(no text)'}"
+        """When, who and what."""
+        when = short_time(item.received_at, datetime.now(UTC))
+        return f"{when}   {item.sender or 'customer'}: {item.text or '(no text)'}"
 
     def start(self) -> None:
         """Load the first page."""
