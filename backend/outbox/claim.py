@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Table, bindparam, func, literal_column, select, update
+from sqlalchemy import Table, bindparam, func, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import ColumnElement
 
@@ -173,14 +173,12 @@ def claim_batch(
 
 
 def state_is(session: Session, state: str) -> ColumnElement[bool]:
-    """`state = :state` as a guard next to `id IN (...)`; on SQLite written so it cannot pick the index.
+    """`state = :state` as a guard next to `id IN (...)`, written so the planner keeps the primary key.
 
-    Without table statistics SQLite prefers an index on `state` over the primary key, and an UPDATE
-    of 100 rows then walks every queued row. The unary `+` keeps the primary-key lookup.
+    Without fresh statistics both SQLite and PostgreSQL prefer an index on `state` over the primary
+    key, and an UPDATE of 100 rows then walks every queued row. `state || ''` cannot use that index.
     """
-    if session.get_bind().dialect.name == "sqlite":
-        return literal_column("+outbox_messages.state") == state
-    return OUTBOX.c.state == state
+    return OUTBOX.c.state.concat("") == state
 
 
 def _change(row: Any, new_state: str, previous_state: str) -> dict[str, Any]:
