@@ -73,6 +73,25 @@ FAILED_UNDELIVERABLE: Final = {
 }
 
 
+# Pricing by (template?, outside the customer's window?): service replies and templates inside the
+# window are free; a template that opens a conversation is billed.
+_PRICING: Final = {
+    (False, False): {
+        "billable": False,
+        "pricing_model": "PMP",
+        "type": "free_customer_service",
+        "category": "service",
+    },
+    (True, False): {
+        "billable": False,
+        "pricing_model": "PMP",
+        "type": "free_customer_service",
+        "category": "utility",
+    },
+    (True, True): {"billable": True, "pricing_model": "PMP", "type": "regular", "category": "utility"},
+}
+
+
 @dataclass
 class SandboxConfig:
     """How a sandbox runs: where it listens and sends webhooks, its secrets, pace, customers and faults."""
@@ -481,12 +500,17 @@ class Sandbox:
         wamid = self._new_wamid(request.wa_id, outgoing=True)
         faults = self.faults
         delay = self.config.status_delay
-        base: dict[str, Any] = {"id": wamid, "recipient_id": request.wa_id}
-        if request.callback_data is not None:
-            base["biz_opaque_callback_data"] = request.callback_data
         if faults.message_failure_rate and self._rng.random() < faults.message_failure_rate:
             self._counts["message_failures_injected"] += 1
-            failed = {**base, "status": "failed", "errors": [FAILED_UNDELIVERABLE]}
+            failed: dict[str, Any] = {
+                "id": wamid,
+                "status": "failed",
+                "timestamp": "",
+                "recipient_id": request.wa_id,
+            }
+            if request.callback_data is not None:
+                failed["biz_opaque_callback_data"] = request.callback_data
+            failed["errors"] = [FAILED_UNDELIVERABLE]
             self._emitter.schedule(Event("status", failed), delay)
             return wamid
         self._ledger.append(
@@ -505,28 +529,34 @@ class Sandbox:
             steps.append("delivered")
         if read:
             steps.append("read")
-        delays = [delay * (index + 1) for index in range(len(steps))]
+        delays = [delay, delay * 2, delay * 3][: len(steps)]
         if faults.webhook_shuffle:
             rng.shuffle(delays)
-        window_open = self._windows.is_open(request.wa_id, now.timestamp())
+        seconds = int(now.timestamp())
         template = request.message_type == "template"
-        category = "utility" if template else "service"
-        pricing_type = "regular" if template and not window_open else "free_customer_service"
-        pricing = {
-            "billable": pricing_type == "regular",
-            "pricing_model": "PMP",
-            "type": pricing_type,
-            "category": category,
-        }
-        conversation_id = f"{request.wa_id}{int(now.timestamp()) // 86400:x}"
-        for index, (step, step_delay) in enumerate(zip(steps, delays, strict=True)):
-            status = {**base, "status": step}
-            if index in {0, 1}:
-                status["conversation"] = {"id": conversation_id, "origin": {"type": category}}
+        pricing = _PRICING[(template, template and not self._windows.is_open(request.wa_id, seconds))]
+        category = pricing["category"]
+        conversation_id = f"{request.wa_id}{seconds // 86400:x}"
+        callback = request.callback_data
+        schedule = self._emitter.schedule
+        for index, step in enumerate(steps):
+            # Built in Meta's field order; the emitter fills in the timestamp when it sends.
+            status: dict[str, Any] = {
+                "id": wamid,
+                "status": step,
+                "timestamp": "",
+                "recipient_id": request.wa_id,
+            }
+            if callback is not None:
+                status["biz_opaque_callback_data"] = callback
+            if index < 2:
+                conversation: dict[str, Any] = {"id": conversation_id}
                 if index == 0:
-                    status["conversation"]["expiration_timestamp"] = str(int(now.timestamp()) + 86400)
+                    conversation["expiration_timestamp"] = str(seconds + 86400)
+                conversation["origin"] = {"type": category}
+                status["conversation"] = conversation
                 status["pricing"] = pricing
-            self._emitter.schedule(Event("status", status), step_delay)
+            schedule(Event("status", status), delays[index])
         if read:
             self._customers.message_read(request, wamid, delays[-1])
         return wamid

@@ -192,7 +192,6 @@ class WebhookEmitter:
     def schedule(self, event: Event, delay: float) -> None:
         """Send `event` in about `delay` seconds."""
         assert self._loop is not None
-        delay = max(0.0, delay)
         due = self._loop.time() + delay
         queue = self._queues.get(delay)
         if queue is None:
@@ -247,6 +246,8 @@ class WebhookEmitter:
             now = loop.time()
             if next_due is not None and next_due <= now:
                 self._flush_due(now, faults)
+                # Updates due before the next flush need no wake-up call.
+                self._sleeping_until = now + self.settings.flush_interval_seconds
                 await asyncio.sleep(self.settings.flush_interval_seconds)
                 continue
             self._wake.clear()
@@ -284,9 +285,12 @@ class WebhookEmitter:
             message = {**event.data, "timestamp": event.data.get("timestamp", timestamp)}
             value: dict[str, Any] = {"contacts": [event.contact], "messages": [message]}
         else:
-            value = {"statuses": [{**e.data, "timestamp": timestamp} for e in events]}
-            # Keep Meta's field order: id, status, timestamp, recipient_id, ...
-            value["statuses"] = [_ordered_status(status) for status in value["statuses"]]
+            statuses = []
+            for event in events:
+                # Each status is sent once (a duplicate reuses the bytes), so fill it in place.
+                event.data["timestamp"] = timestamp
+                statuses.append(event.data)
+            value = {"statuses": statuses}
         return Delivery(serialize(self.business.envelope(value)), len(events), now)
 
     async def _post(self, url: str, body: bytes, headers: dict[str, str]) -> int:
@@ -363,19 +367,3 @@ class WebhookEmitter:
             self.settings.retry_base_seconds * 2 ** max(0, delivery.attempts - 1),
         )
         self._push_delivery(now + backoff, delivery)
-
-
-_STATUS_ORDER = (
-    "id",
-    "status",
-    "timestamp",
-    "recipient_id",
-    "biz_opaque_callback_data",
-    "conversation",
-    "pricing",
-    "errors",
-)
-
-
-def _ordered_status(status: dict[str, Any]) -> dict[str, Any]:
-    return {key: status[key] for key in _STATUS_ORDER if key in status}
