@@ -261,3 +261,22 @@ def test_throughput_limiter_is_a_sliding_second() -> None:
     limiter.take(1.0)
     assert not limiter.allows(1.4)
     assert limiter.allows(1.5)
+
+
+def test_media_a_customer_sent_can_be_looked_up_and_downloaded(sandbox: Sandbox) -> None:
+    headers = {"Authorization": f"Bearer {sandbox.config.token}"}
+    info = httpx.get(f"{sandbox.graph_url}/1234567890", headers=headers)
+    assert info.status_code == 200
+    described = info.json()
+    assert set(described) == {"url", "mime_type", "sha256", "file_size", "id", "messaging_product"}
+    image = httpx.get(described["url"], headers=headers)
+    assert image.content.startswith(b"\x89PNG") and len(image.content) == described["file_size"]
+    assert httpx.get(f"{sandbox.graph_url}/1234567890").status_code == 401
+
+
+def test_unknown_graph_paths_get_a_graph_error(sandbox: Sandbox) -> None:
+    headers = {"Authorization": f"Bearer {sandbox.config.token}"}
+    assert httpx.get(f"{sandbox.graph_url}/{PHONE_NUMBER_ID}/messages", headers=headers).status_code == 400
+    response = httpx.post(f"{sandbox.url}/nothing/here", headers=headers)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == 2500
