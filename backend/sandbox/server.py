@@ -58,6 +58,7 @@ T = TypeVar("T")
 
 SEND_PATH: Final = re.compile(r"^/(v\d+(?:\.\d+)?)/([^/]+)/messages/?$")
 MEDIA_PATH: Final = re.compile(r"^/(v\d+(?:\.\d+)?)/(\d+)/?$")
+MAX_REMEMBERED_BUTTONS: Final = 100_000
 OUTGOING_MARK: Final = b"\x15\x02\x00\x11\x18\x12"
 INCOMING_MARK: Final = b"\x15\x02\x00\x12\x18\x14"
 PROXY_502: Final = (
@@ -519,6 +520,9 @@ class Sandbox:
             )
         )
         if request.message_type == "interactive" and request.content.get("type") == "button":
+            if len(self._interactive_titles) >= MAX_REMEMBERED_BUTTONS:
+                # Forget the oldest: a tap on a message that old gets its id as its title.
+                del self._interactive_titles[next(iter(self._interactive_titles))]
             self._interactive_titles[wamid] = {
                 b["reply"]["id"]: b["reply"]["title"] for b in request.content["action"]["buttons"]
             }
