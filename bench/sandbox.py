@@ -224,9 +224,10 @@ def main() -> None:
         _wait_for_port(sandbox_port)
         # Warm up: one send to each customer, so number parsing is cached as in a long run.
         drive(sandbox_port, 60.0, args.connections, each=RECIPIENTS // args.connections + 1)
-        cpu_before = _cpu_seconds(sandbox.pid)
+        cpu_before, load_before = _cpu_seconds(sandbox.pid), _cpu_seconds(os.getpid())
         measured = drive(sandbox_port, args.seconds, args.connections)
         cpu_per_send = (_cpu_seconds(sandbox.pid) - cpu_before) / max(1, measured["requests"])
+        load_per_send = (_cpu_seconds(os.getpid()) - load_before) / max(1, measured["requests"])
         stats = httpx.get(f"http://127.0.0.1:{sandbox_port}/_sandbox/stats", timeout=30).json()
         deadline = time.monotonic() + 60
         while stats["webhooks_pending"] and time.monotonic() < deadline:
@@ -252,6 +253,7 @@ def main() -> None:
     print(f"  sandbox CPU per send (incl. its webhooks): {cpu_per_send * 1e6:.0f} µs, i.e. "
           f"{1 / cpu_per_send:,.0f} sends/s per free core; load average now {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} cores")  # fmt: skip
+    print(f"  load generator CPU per send: {load_per_send * 1e6:.0f} µs (it shares the same two cores)")
     print(f"  accepted {stats['accepted']:,}, rejected {stats['rejected']}, ledger {stats['ledger']:,}")
     print(f"  webhooks: {received['statuses']:,} statuses in {received['posts']:,} signed POSTs delivered "
           f"(pending {stats['webhooks_pending']}, retried {stats['webhooks_retried']})")  # fmt: skip
