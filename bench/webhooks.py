@@ -385,6 +385,7 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--threads", type=int, default=16)
     parser.add_argument("--events", type=int, default=30000)
+    parser.add_argument("--only", choices=("ingest", "processing"), help="run one half only")
     parser.add_argument("--load-port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--path", default="/webhooks/whatsapp", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -395,8 +396,10 @@ def main() -> None:
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     with tempfile.TemporaryDirectory(prefix="bench-webhooks-") as directory:
         workdir = Path(directory)
-        bench_ingest(workdir, args.requests, args.connections, args.threads)
-        bench_processing(workdir, args.events)
+        if args.only != "processing":
+            bench_ingest(workdir, args.requests, args.connections, args.threads)
+        if args.only != "ingest":
+            bench_processing(workdir, args.events)
 
 
 if __name__ == "__main__":

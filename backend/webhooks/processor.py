@@ -31,6 +31,7 @@ from backend.inbox.inbound import WindowOpenedHook, store_inbound
 from backend.journal import journal
 from backend.settings import Settings
 from backend.webhooks.statuses import apply_statuses
+from backend.webhooks.store import write_turns
 
 log = logging.getLogger(__name__)
 
@@ -199,6 +200,7 @@ class WebhookProcessor:
         self._clock = clock
         self.batch_size = batch_size
         self._on_window_opened: WindowOpenedHook | None = None
+        self._turns = write_turns(database)
         if settings.auto_reply_enabled:
             if templates is None:
                 from backend.templates import load_templates
@@ -249,7 +251,7 @@ class WebhookProcessor:
         return query
 
     def _process_batch(self) -> ProcessingResult:
-        with self._database.transaction() as session:
+        with self._turns.background(), self._database.transaction() as session:
             rows = session.execute(self._pending_query(self.batch_size)).all()
             if not rows:
                 return ProcessingResult()

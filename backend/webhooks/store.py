@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+import time
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -19,6 +22,92 @@ DEFAULT_STORE_TIMEOUT_SECONDS = 5.0
 MAX_BODIES_PER_COMMIT = 512
 # The writer thread ends after this long without work and starts again on the next body.
 WRITER_IDLE_SECONDS = 2.0
+
+
+# How long the processor lets webhook bodies go first before it insists on its turn.
+BACKGROUND_PATIENCE_SECONDS = 0.05
+
+
+class WriteTurns:
+    """Takes turns at SQLite's single write lock inside one process, webhook bodies first.
+
+    Without it the processor and the body writer meet in SQLite's busy handler, which sleeps and
+    retries: a writer can lose the race many times in a row, and a webhook waits 100 ms or more.
+    Here a waiting body goes next; the processor waits at most BACKGROUND_PATIENCE_SECONDS.
+    """
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._busy = False
+        self._urgent_waiting = 0
+        self._background_due = False
+
+    @contextmanager
+    def urgent(self) -> Iterator[None]:
+        """Hold the turn for storing webhook bodies."""
+        with self._condition:
+            self._urgent_waiting += 1
+            while self._busy or self._background_due:
+                self._condition.wait()
+            self._urgent_waiting -= 1
+            self._busy = True
+        try:
+            yield
+        finally:
+            self._release()
+
+    @contextmanager
+    def background(self) -> Iterator[None]:
+        """Hold the turn for background work (processing), after waiting bodies unless it waited too long."""
+        deadline = time.monotonic() + BACKGROUND_PATIENCE_SECONDS
+        with self._condition:
+            while self._busy or (self._urgent_waiting and not self._background_due):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    self._background_due = True
+                    self._condition.wait()
+                else:
+                    self._condition.wait(remaining)
+            self._busy = True
+            self._background_due = False
+        try:
+            yield
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        with self._condition:
+            self._busy = False
+            self._condition.notify_all()
+
+
+class _NoTurns:
+    """PostgreSQL writers do not share one lock: no turns needed."""
+
+    @contextmanager
+    def urgent(self) -> Iterator[None]:
+        """No waiting."""
+        yield
+
+    @contextmanager
+    def background(self) -> Iterator[None]:
+        """No waiting."""
+        yield
+
+
+_TURNS: weakref.WeakKeyDictionary[Any, WriteTurns] = weakref.WeakKeyDictionary()
+_TURNS_LOCK = threading.Lock()
+
+
+def write_turns(database: Database) -> WriteTurns | _NoTurns:
+    """The turns shared by every writer of this database's engine in this process."""
+    if not database.is_sqlite:
+        return _NoTurns()
+    with _TURNS_LOCK:
+        turns = _TURNS.get(database.engine)
+        if turns is None:
+            turns = _TURNS[database.engine] = WriteTurns()
+        return turns
 
 
 @dataclass
@@ -60,6 +149,7 @@ class DeliveryStore:
         )
         processor = table.c.received_at.type.bind_processor(dialect)
         self._sqlite = database.is_sqlite
+        self._turns = write_turns(database)
         self._time_processor: Callable[[datetime], Any] = processor or (lambda value: value)
 
     def store(self, body: bytes, signature: str | None) -> bool:
@@ -97,7 +187,8 @@ class DeliveryStore:
                     return
                 batch = self._pending[:MAX_BODIES_PER_COMMIT]
                 del self._pending[:MAX_BODIES_PER_COMMIT]
-            stored = self._store_batch(batch)
+            with self._turns.urgent():
+                stored = self._store_batch(batch)
             for ticket in batch:
                 ticket.stored = stored
                 ticket.done.set()
