@@ -154,7 +154,11 @@ class Verdict:
     def ok(self) -> bool:
         """Whether both promises held."""
         return (
-            self.duplicates == 0 and self.lost == 0 and not self.mismatched and self.drained and not self.in_sending
+            self.duplicates == 0
+            and self.lost == 0
+            and not self.mismatched
+            and self.drained
+            and not self.in_sending
         )
 
 
@@ -180,6 +184,7 @@ class Rig:
         self.processes: list[BackendProcess] = []
         self.inbound_wamids: list[str] = []
         self.last_restart = time.monotonic()
+        self.drain_log: list[tuple[float, dict[str, int]]] = []
         self._serial = itertools.count()
         options = {**FAST_SANDBOX, **(sandbox_options or {})}
         transport = RoundRobinTransport(self.ports) if receivers > 1 else None
@@ -202,6 +207,8 @@ class Rig:
         self.data_dir = data_dir
         self.sandbox.start()
         self._clients = threading.local()
+        self._clients_lock = threading.Lock()
+        self._all_clients: list[httpx.Client] = []
 
     # ------------------------------------------------------------------ processes
 
@@ -314,6 +321,10 @@ class Rig:
         for backend in self.processes:
             if backend.alive:
                 backend.kill()
+        with self._clients_lock:
+            for client in self._all_clients:
+                client.close()
+            self._all_clients.clear()
         self.sandbox.stop()
         self.database.dispose()
 
@@ -324,6 +335,8 @@ class Rig:
         if client is None:
             client = httpx.Client(headers={"Authorization": f"Bearer {self.token}"}, timeout=5)
             self._clients.client = client
+            with self._clients_lock:
+                self._all_clients.append(client)
         return client
 
     def api_url(self) -> str:
@@ -331,9 +344,20 @@ class Rig:
         return f"http://127.0.0.1:{random.choice(self.ports)}"
 
     def send_one(
-        self, key: str, to: str, record: SendRecord, deadline: float, purpose: str = "order_update"
-    ) -> bool:
-        """POST one message under its Idempotency-Key, retrying through crashes until a 202 or the deadline."""
+        self,
+        key: str,
+        to: str,
+        record: SendRecord,
+        deadline: float,
+        purpose: str = "order_update",
+        *,
+        defer_conflicts: bool = False,
+    ) -> bool | None:
+        """POST one message under its Idempotency-Key, retrying through crashes until 202 or the deadline.
+
+        With `defer_conflicts`, a 409 (a crashed request still holds the key for up to 30 s) returns
+        None at once so the caller can come back to the key later, as a patient client would.
+        """
         body = {
             "to": to,
             "purpose": purpose,
@@ -351,8 +375,9 @@ class Rig:
             if response.status_code == 202:
                 record.acknowledged.add(key)
                 return True
-            # 409: a crashed request still holds the key's lock; 503: the database is busy.
             record.retries += 1
+            if response.status_code == 409 and defer_conflicts:
+                return None
             time.sleep(0.2)
         record.unacknowledged.add(key)
         return False
@@ -364,10 +389,26 @@ class Rig:
         *,
         deadline: float,
         threads: int = 8,
+        spread_seconds: float = 0.0,
     ) -> None:
-        """Send (key, to, purpose) triples from a pool of client threads."""
+        """Send (key, to, purpose) triples from a pool of client threads, spread over `spread_seconds`;
+        keys held by a crashed request are tried again at the end."""
+        items = list(keys)
+        began = time.monotonic()
+        interval = spread_seconds / max(len(items), 1)
+        deferred: list[tuple[str, str, str]] = []
+
+        def send(numbered: tuple[int, tuple[str, str, str]]) -> None:
+            index, (key, to, purpose) = numbered
+            delay = began + index * interval - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            if self.send_one(key, to, record, deadline, purpose, defer_conflicts=True) is None:
+                deferred.append((key, to, purpose))
+
         with ThreadPoolExecutor(threads) as pool:
-            list(pool.map(lambda item: self.send_one(item[0], item[1], record, deadline, item[2]), keys))
+            list(pool.map(send, enumerate(items)))
+            list(pool.map(lambda item: self.send_one(item[0], item[1], record, deadline, item[2]), deferred))
 
     def inbound_many(self, count: int, *, first_customer: int = 0, pause: float = 0.0) -> None:
         """`count` customers write to us (inbound message webhooks)."""
@@ -395,9 +436,13 @@ class Rig:
 
     def settled(self) -> bool:
         """No webhook waiting anywhere, nothing queued or in flight, every received message read."""
+        return not self.waiting_for()
+
+    def waiting_for(self) -> dict[str, int]:
+        """What a drain still waits for (empty when settled)."""
         stats = self.sandbox.stats()
         if stats["webhooks_pending"]:
-            return False
+            return {"webhooks_pending": int(stats["webhooks_pending"])}
         with self.database.reader() as session:
             busy = session.scalar(
                 select(func.count())
@@ -416,14 +461,20 @@ class Rig:
                 .select_from(OutboxMessage)
                 .where(OutboxMessage.dedupe_key.in_(received), OutboxMessage.state != states.READ)
             )
-        return not busy and not unprocessed and not behind and (inbound or 0) >= len(self.inbound_wamids)
+        missing_inbound = max(0, len(self.inbound_wamids) - (inbound or 0))
+        waiting = {"busy": busy or 0, "unprocessed": unprocessed or 0, "behind": behind or 0}
+        waiting["missing_inbound"] = missing_inbound
+        return {name: count for name, count in waiting.items() if count}
 
     def drain(self, timeout: float) -> tuple[bool, float]:
         """Wait until settled; returns (settled, seconds since the last restart)."""
         deadline = time.monotonic() + timeout
+        self.drain_log.clear()
         while time.monotonic() < deadline:
             try:
-                if self.settled():
+                waiting = self.waiting_for()
+                self.drain_log.append((time.monotonic() - self.last_restart, waiting))
+                if not waiting:
                     return True, time.monotonic() - self.last_restart
             except Exception:  # the database may be mid-restart; look again
                 pass
@@ -435,7 +486,9 @@ class Rig:
         ledger = self.ledger_counts()
         rows = self._rows()
         duplicates = sum(count - 1 for count in ledger.values() if count > 1)
-        lost_detail = [f"{key}: answered 202 but has no row" for key in sorted(record.acknowledged - rows.keys())]
+        lost_detail = [
+            f"{key}: answered 202 but has no row" for key in sorted(record.acknowledged - rows.keys())
+        ]
         for key, row in rows.items():
             if row.state in states.AT_META_STATES and key not in ledger:
                 lost_detail.append(f"{key}: {row.state} but no customer received it")
@@ -443,9 +496,13 @@ class Rig:
             stored = set(session.scalars(select(InboundMessage.wamid)))
             evidence = Counter(
                 str(key)
-                for key in session.scalars(select(StatusEvent.callback_data).where(StatusEvent.callback_data.is_not(None)))
+                for key in session.scalars(
+                    select(StatusEvent.callback_data).where(StatusEvent.callback_data.is_not(None))
+                )
             )
-        lost_detail += [f"{wamid}: inbound never processed" for wamid in self.inbound_wamids if wamid not in stored]
+        lost_detail += [
+            f"{wamid}: inbound never processed" for wamid in self.inbound_wamids if wamid not in stored
+        ]
         mismatched = [
             f"{key}: customer has it, row is {rows[key].state if key in rows else 'missing'}"
             for key in sorted(ledger)
@@ -481,7 +538,9 @@ class Rig:
         )
 
 
-def keys_for(prefix: str, count: int, *, purpose: str = "order_update", first_customer: int = 0) -> list[tuple[str, str, str]]:
+def keys_for(
+    prefix: str, count: int, *, purpose: str = "order_update", first_customer: int = 0
+) -> list[tuple[str, str, str]]:
     """(key, to, purpose) for `count` sends, one customer each (no pair limit in the way)."""
     return [(f"{prefix}-{index}", customer_number(first_customer + index), purpose) for index in range(count)]
 

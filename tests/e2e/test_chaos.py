@@ -1,0 +1,94 @@
+"""Chaos through the sandbox at CI sizes: kill -9, repeated kills, cut connections, scale-out, SIGTERM,
+webhook storms and read timeouts. The sandbox ledger says what customers received; the database what
+the backend believes. bench/chaos.py runs the same scenarios at large sizes."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from bench import chaos
+from bench.harness import Verdict
+from tests.conftest import postgres_server_url
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(150)]
+
+SIZES = replace(chaos.SMALL, sends=80, inbound=40, storm=80, backlog=200, scale=200)
+postgres_only = pytest.mark.skipif(postgres_server_url() is None, reason="PostgreSQL-only scenario")
+
+
+def assert_promises_held(verdict: Verdict) -> None:
+    """No customer got a message twice; nothing answered 202/200 went missing; states match the ledger."""
+    assert verdict.drained, f"the backend did not drain: {verdict}"
+    assert verdict.duplicates == 0, verdict
+    assert verdict.lost_detail == [], verdict
+    assert verdict.mismatched == [], verdict
+    assert verdict.in_sending == 0, verdict
+    # Rows left unknown are exactly those the customer never got and Meta never reported on.
+    for row in verdict.left_unknown:
+        assert not row["customer_has_it"] and row["status_webhooks"] == 0, row
+        assert row["hold_reason"] is not None, row
+
+
+def test_kill_9_during_sends_and_webhooks_loses_nothing(database_url: str, tmp_path: Path) -> None:
+    result = chaos.crash_during_traffic(database_url, tmp_path, SIZES, kills=3, back_to_back=False)
+    assert_promises_held(result.verdict)
+    # Only requests in flight at a kill (8 client threads) may stay unanswered past the client's patience.
+    assert result.verdict.messages >= SIZES.sends - 3 * 8, result.notes
+    assert result.verdict.inbound == SIZES.inbound
+
+
+def test_ten_kills_in_a_row(database_url: str, tmp_path: Path) -> None:
+    result = chaos.crash_during_traffic(database_url, tmp_path, SIZES, kills=10, back_to_back=True)
+    assert_promises_held(result.verdict)
+    assert result.verdict.messages >= SIZES.sends // 2, result.notes
+
+
+@postgres_only
+def test_terminated_connections_are_reopened_and_the_queue_drains(database_url: str, tmp_path: Path) -> None:
+    result = chaos.cut_connections(database_url, tmp_path, SIZES, cuts=4)
+    assert_promises_held(result.verdict)
+    assert result.extra["alive"] == 3  # serve and both workers survived and reconnected
+    assert "0 connections killed" not in result.notes
+
+
+@postgres_only
+@pytest.mark.parametrize("workers", [1, 4])
+def test_worker_processes_share_the_queue_without_duplicates_or_pair_limit_hits(
+    workers: int, database_url: str, tmp_path: Path
+) -> None:
+    result = chaos.scale_out(database_url, tmp_path, SIZES, workers)
+    assert_promises_held(result.verdict)
+    assert result.verdict.messages == SIZES.scale
+    assert result.verdict.pair_limit_rejections == 0
+    assert result.extra["rate"] > 0
+
+
+def test_sigterm_under_a_backlog_stops_within_10_seconds_leaving_nothing_sending(
+    database_url: str, tmp_path: Path
+) -> None:
+    result = chaos.stop_under_backlog(database_url, tmp_path, SIZES)
+    assert result.extra["slowest"] <= 10.0
+    assert result.extra["sending_at_stop"] == 0
+    assert result.extra["queued_at_stop"] > 0  # the stop really came under a backlog
+    assert_promises_held(result.verdict)
+
+
+def test_a_webhook_storm_ends_in_the_ledger_s_truth(database_url: str, tmp_path: Path) -> None:
+    result = chaos.webhook_storm(database_url, tmp_path, SIZES)
+    assert_promises_held(result.verdict)
+    stats = result.extra["stats"]
+    assert stats["webhooks_duplicated"] > 0 and stats["webhook_failures_injected"] > 0
+
+
+def test_read_timeouts_after_acceptance_resolve_by_status_without_a_second_send(
+    database_url: str, tmp_path: Path
+) -> None:
+    result = chaos.read_timeouts(database_url, tmp_path, SIZES)
+    assert_promises_held(result.verdict)
+    assert result.extra["stats"]["timeouts_injected"] > 0
+    # Every message was accepted by Meta, so its status webhook resolves it whatever its purpose's rule.
+    assert result.verdict.left_unknown == []
+    assert result.extra["stats"]["accepted"] == SIZES.storm
