@@ -24,6 +24,8 @@ from backend.domain.webhook_events import (
     ParsedBody,
     StatusEvent,
     WebhookParseError,
+    describe_error,
+    first_error,
     parse_body,
 )
 from backend.inbox.auto_reply import AutoReply
@@ -40,6 +42,8 @@ IDLE_SECONDS = 0.2
 RETRY_AFTER_SECONDS = 2.0
 MAX_ERROR_LENGTH = 2000
 _ID_CHUNK = 500
+# Value-level errors that came without any message (about the account or app, e.g. a rate limit).
+WEBHOOK_VALUE_ERRORS = "webhook_value_errors"
 
 
 @dataclass
@@ -52,6 +56,7 @@ class ProcessingResult:
     duplicates: int = 0
     unmatched_statuses: int = 0
     parse_failures: int = 0
+    value_errors: int = 0
     failed_deliveries: int = 0
 
     def add(self, other: ProcessingResult) -> None:
@@ -134,6 +139,18 @@ def apply_deliveries(
         on_window_opened=on_window_opened,
     )
     result.unmatched_statuses = status_outcome.unmatched
+    result.value_errors = sum(
+        len(delivery.parsed.value_errors)
+        for delivery in deliveries
+        if delivery.parsed is not None and not delivery.parsed.messages
+    )
+    if result.value_errors:
+        # Errors about the account or the app, with no message to keep them with: counted and logged;
+        # the stored raw body keeps the details.
+        for delivery in deliveries:
+            if delivery.parsed is not None and not delivery.parsed.messages:
+                for error in delivery.parsed.value_errors:
+                    log.warning("WhatsApp reported: %s", describe_error(*first_error([error])))
 
     _mark_processed(session, deliveries, now)
     # A replay repeats events and parse failures on purpose: they are not new deliveries from Meta.
@@ -141,6 +158,8 @@ def apply_deliveries(
         counters.bump(session, counters.DUPLICATE_WEBHOOKS, result.duplicates)
     if result.unmatched_statuses:
         counters.bump(session, counters.UNMATCHED_STATUSES, result.unmatched_statuses)
+    if result.value_errors and not replay:
+        counters.bump(session, WEBHOOK_VALUE_ERRORS, result.value_errors)
     if result.parse_failures and not replay:
         counters.bump(session, counters.WEBHOOK_PARSE_FAILURES, result.parse_failures)
     _journal_all(session, status_outcome.journal + inbound_outcome.journal, now)
@@ -268,11 +287,12 @@ class WebhookProcessor:
         for delivery_id in ids:
             try:
                 with self._database.transaction() as session:
-                    row = session.execute(
-                        select(WebhookDelivery.id, WebhookDelivery.body).where(
-                            WebhookDelivery.id == delivery_id, WebhookDelivery.processed_at.is_(None)
-                        )
-                    ).first()
+                    query = select(WebhookDelivery.id, WebhookDelivery.body).where(
+                        WebhookDelivery.id == delivery_id, WebhookDelivery.processed_at.is_(None)
+                    )
+                    if not self._database.is_sqlite:
+                        query = query.with_for_update(skip_locked=True)
+                    row = session.execute(query).first()
                     if row is None:
                         continue
                     delivery = _parse(row.id, bytes(row.body))

@@ -118,3 +118,18 @@ def test_the_same_status_twice_is_applied_once_and_counted(
     with database.reader() as session:
         assert len(session.scalars(select(StatusEvent)).all()) == 1
         assert counters.read(session, counters.DUPLICATE_WEBHOOKS) == 1
+
+
+def test_value_errors_without_messages_are_counted_and_the_body_is_done(
+    database: Database, client: FlaskClient, processor: WebhookProcessor
+) -> None:
+    error = {
+        "code": 130429,
+        "title": "Rate limit hit",
+        "message": "Rate limit hit",
+        "error_data": {"details": "Message failed to send because there were too many messages sent"},
+    }
+    deliver(client, processor, {"errors": [error]})
+    with database.reader() as session:
+        assert counters.read(session, "webhook_value_errors") == 1
+        assert counters.read(session, counters.WEBHOOK_PARSE_FAILURES) == 0
