@@ -157,3 +157,17 @@ def test_hang_up_after_the_request_is_a_protocol_error(serve: Callable[[Responde
     server = serve(lambda request: None)
     with pytest.raises(httpx.RemoteProtocolError):
         _post(server.port)
+
+
+def test_a_configured_proxy_is_used_for_remote_graph_urls(monkeypatch: pytest.MonkeyPatch) -> None:
+    from backend.outbox.sender import _proxy_for
+
+    for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.internal:3128")
+    assert (
+        _proxy_for(httpx.URL("https://graph.facebook.com/v23.0/1/messages")) == "http://proxy.internal:3128"
+    )
+    assert _proxy_for(httpx.URL("http://127.0.0.1:8080/v23.0/1/messages")) is None
+    monkeypatch.delenv("HTTPS_PROXY")
+    assert _proxy_for(httpx.URL("https://graph.facebook.com/v23.0/1/messages")) is None
