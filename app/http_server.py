@@ -9,6 +9,8 @@ from typing import Any
 
 from waitress.server import create_server
 
+from backend.web.factory import MAX_WEBHOOK_BYTES
+
 log = logging.getLogger(__name__)
 
 
@@ -36,6 +38,9 @@ class HttpServer:
             backlog=1024,
             connection_limit=1000,
             clear_untrusted_proxy_headers=True,
+            # Refuse oversized bodies from the request head (413) instead of buffering up to
+            # waitress's default of 1 GB before the app can check its own limits.
+            max_request_body_size=MAX_WEBHOOK_BYTES,
         )
         self.host = host
         self.port: int = self._server.effective_port
