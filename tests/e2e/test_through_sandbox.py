@@ -191,7 +191,7 @@ def test_free_text_outside_the_window_is_held_and_never_reaches_the_customer(
 def test_the_pair_limit_makes_one_customer_wait_and_each_message_arrives_once(
     start_stack: Callable[..., Stack],
 ) -> None:
-    stack = start_stack(sandbox_pair_burst=1, sandbox_pair_interval_seconds=1.0)
+    stack = start_stack(sandbox_pair_burst=1, sandbox_pair_interval_seconds=3.0)
     keys = ["order-401-shipped", "order-402-shipped"]
     for key in keys:
         stack.send(key, "+16505551245")
