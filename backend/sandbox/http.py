@@ -7,6 +7,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Final, cast
+from urllib.parse import parse_qsl
 
 log = logging.getLogger(__name__)
 
@@ -46,15 +47,10 @@ class Request:
 
     @property
     def query(self) -> dict[str, str]:
-        """The query string as a dict (last value wins, no percent-decoding beyond '+')."""
+        """The query string as a dict (percent-decoded; the last value of a repeated name wins)."""
         if "?" not in self.target:
             return {}
-        pairs: dict[str, str] = {}
-        for part in self.target.split("?", 1)[1].split("&"):
-            if part:
-                key, _, value = part.partition("=")
-                pairs[key] = value.replace("+", " ")
-        return pairs
+        return dict(parse_qsl(self.target.split("?", 1)[1], keep_blank_values=True))
 
 
 @dataclass(slots=True)

@@ -616,7 +616,18 @@ class Sandbox:
     def _control(self, request: Request, path: str) -> Response:
         method = request.method
         if path == "/_sandbox/ledger" and method == "GET":
-            return _json(200, {"messages": [entry.as_dict() for entry in self._ledger]})
+            # Optional exact-match filters keep answers small when the ledger is large.
+            query = request.query
+            entries = [
+                entry.as_dict()
+                for entry in self._ledger
+                if ("to" not in query or entry.to == query["to"])
+                and (
+                    "biz_opaque_callback_data" not in query
+                    or entry.biz_opaque_callback_data == query["biz_opaque_callback_data"]
+                )
+            ]
+            return _json(200, {"messages": entries})
         if path == "/_sandbox/stats" and method == "GET":
             return _json(200, self._stats())
         if path == "/_sandbox/faults" and method == "GET":

@@ -247,6 +247,14 @@ def test_ledger_entries_have_the_contract_fields(start_sandbox: Callable[..., Sa
         }
     ]
     assert len(entries[0]["received_at"]) == len("2026-01-01T00:00:00.000000+00:00")
+    with graph_client(sandbox) as client:
+        client.post("/messages", json=template_message(to="+16505551299", biz_opaque_callback_data="other"))
+    ledger = f"{sandbox.url}/_sandbox/ledger"
+    assert len(httpx.get(ledger).json()["messages"]) == 2
+    by_key = httpx.get(ledger, params={"biz_opaque_callback_data": "other"}).json()["messages"]
+    assert [entry["to"] for entry in by_key] == ["+16505551299"]
+    by_number = httpx.get(ledger, params={"to": "+16505551299"}).json()["messages"]
+    assert [entry["biz_opaque_callback_data"] for entry in by_number] == ["other"]
 
 
 def test_inbound_variants_make_meta_shaped_messages(
