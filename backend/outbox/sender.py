@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import os
 import random
 import socket
@@ -40,6 +41,7 @@ SleepUntil = Callable[[datetime], Awaitable[None]]
 _T = TypeVar("_T")
 
 MAX_BATCH = 500
+MAX_AUTO_IN_FLIGHT = 2000
 FLUSH_SIZE = 256
 FLUSH_INTERVAL_SECONDS = 0.02
 IDLE_POLL_SECONDS = 0.2
@@ -122,7 +124,14 @@ class OutboxSender:
         self._clock = clock
         self._sleep_until = sleep_until
         self._jitter = jitter
-        self._max_in_flight = max(1, max_in_flight or settings.send_concurrency)
+        # Enough requests in flight plus rows waiting for their moment to hold the rate for about a second
+        # and a half of latency, unless told otherwise.
+        self._max_in_flight = max(
+            1,
+            max_in_flight
+            or max(settings.send_concurrency, min(MAX_AUTO_IN_FLIGHT, math.ceil(settings.send_rate * 1.5))),
+        )
+        self._horizon = horizon_seconds
         self._rules: PacingRules = pacing_rules(settings, horizon_seconds)
         self._grace = shutdown_grace_seconds
         # Parsed once: URL and header parsing per request cost more than the socket work at volume.
@@ -182,9 +191,11 @@ class OutboxSender:
         with self._database_executor():
             async with self._open_transport() as transport:
                 flusher = asyncio.create_task(self._flush_loop(pending, flusher_stop))
+                # Small claims cost nearly as much as large ones: wait for a useful amount of room.
+                least = max(1, min(MAX_BATCH, self._max_in_flight // 4))
                 while not stop.is_set():
                     room = min(self._max_in_flight - len(requests) - self._waiting, MAX_BATCH)
-                    if room <= 0:
+                    if room < least:
                         await asyncio.sleep(BUSY_POLL_SECONDS)
                         continue
                     try:
@@ -198,7 +209,7 @@ class OutboxSender:
                         dispatchers.add(task)
                         task.add_done_callback(dispatchers.discard)
                     if len(claimed) < room:
-                        await asyncio.sleep(BUSY_POLL_SECONDS if claimed else IDLE_POLL_SECONDS)
+                        await asyncio.sleep(self._pause_after(claimed))
                 # Stop: no new request starts; rows still waiting for their moment go back to the queue,
                 # requests already sent get a bounded wait, then count as unknown.
                 self._stopping.set()
@@ -215,6 +226,14 @@ class OutboxSender:
                 flusher_stop.set()
                 await flusher
                 await self._flush(pending, raise_errors=False)
+
+    def _pause_after(self, claimed: list[ClaimedMessage]) -> float:
+        """How long to wait before the next claim when the last one took less than there was room for."""
+        if not claimed:
+            return IDLE_POLL_SECONDS
+        # Pacing booked moments up to the horizon: claim again when half of that is used up.
+        booked = (claimed[-1].dispatch_at - self._clock()).total_seconds()
+        return min(self._horizon, max(BUSY_POLL_SECONDS, booked - self._horizon / 2))
 
     async def _flush_loop(self, pending: _Pending, stop: asyncio.Event) -> None:
         while not stop.is_set():
