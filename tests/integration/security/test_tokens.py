@@ -37,7 +37,7 @@ def test_a_token_is_compared_in_constant_time(database: Database, monkeypatch: p
         comparisons.append((left, right))
         return real_compare(left, right)
 
-    monkeypatch.setattr(users.hmac, "compare_digest", recording_compare)
+    monkeypatch.setattr(hmac, "compare_digest", recording_compare)
     with database.reader() as session:
         assert users.user_for_token(session, token) is not None
         # A near miss (one character off) is refused like any other wrong token.
