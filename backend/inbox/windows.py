@@ -79,6 +79,8 @@ class WindowTimers:
                 )
                 .order_by(closes)
                 .limit(BATCH)
+                # Several worker processes on PostgreSQL: each contact's timer is journaled by one.
+                .with_for_update(skip_locked=True, of=Contact)
             ).all()
             for contact, conversation_id in due:
                 closes_at = contact.window_closes_at
