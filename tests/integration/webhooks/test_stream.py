@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import threading
 from datetime import timedelta
 
 import pytest
@@ -11,7 +12,8 @@ from sqlalchemy import func, select
 
 from backend import counters
 from backend.database import Database
-from backend.database.models import InboundMessage, JournalEntry, OutboxMessage
+from backend.database.models import InboundMessage, JournalEntry, OutboxMessage, WebhookDelivery
+from backend.settings import Settings
 from backend.webhooks.processor import WebhookProcessor
 from tests.integration.webhooks.support import (
     NOW,
@@ -85,3 +87,44 @@ def test_a_shuffled_stream_with_duplicates_ends_in_the_ground_truth(
         assert received == inbound_count
         assert counters.read(session, counters.DUPLICATE_WEBHOOKS) == duplicates
         assert counters.read(session, counters.UNMATCHED_STATUSES) == 0
+
+
+@pytest.mark.timeout(120)
+def test_two_processors_at_once_apply_each_event_once(
+    database: Database, client: FlaskClient, settings: Settings
+) -> None:
+    chooser = random.Random(7)
+    for index in range(60):
+        add_outbox_row(database, key=f"order-{index}", wamid=f"wamid.OUT{index}")
+    unique = [
+        encode(envelope(statuses(status(f"wamid.OUT{index}", name, at=NOW + timedelta(seconds=step)))))
+        for index in range(60)
+        for step, name in enumerate(("sent", "delivered", "read"))
+    ] + [
+        encode(envelope(text_message(f"wamid.IN{index}", context_id=f"wamid.OUT{index}")))
+        for index in range(60)
+    ]
+    copies = [chooser.choice(unique) for _ in range(120)]
+    stream = unique + copies
+    chooser.shuffle(stream)
+    for body in stream:
+        assert post_signed(client, body).status_code == 200
+
+    def work() -> None:
+        WebhookProcessor(database, settings, batch_size=7).drain()
+
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    WebhookProcessor(database, settings).drain()
+
+    with database.reader() as session:
+        assert {row.state for row in session.scalars(select(OutboxMessage))} == {"read"}
+        assert session.scalar(select(func.count()).select_from(InboundMessage)) == 60
+        assert counters.read(session, counters.DUPLICATE_WEBHOOKS) == len(copies)
+        pending = (
+            select(func.count()).select_from(WebhookDelivery).where(WebhookDelivery.processed_at.is_(None))
+        )
+        assert session.scalar(pending) == 0
