@@ -126,7 +126,8 @@ def parse_body(body: bytes) -> ParsedBody:
     """All events of a webhook body; WebhookParseError if it is not a webhook at all."""
     try:
         document = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as error:
+    except (ValueError, UnicodeDecodeError, RecursionError) as error:
+        # RecursionError: nesting deeper than the decoder goes (a 3 MB body can hold a million levels).
         raise WebhookParseError(f"the body is not JSON: {error}") from None
     if not isinstance(document, dict):
         raise WebhookParseError("the body is not a JSON object")
