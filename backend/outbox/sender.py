@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import httpx
@@ -28,7 +28,7 @@ from backend.clock import Clock, utc_now
 from backend.database import Database
 from backend.domain.graph_body import UnsendablePayloadError, build_send_body
 from backend.domain.outcomes import OutcomeKind, SendOutcome, not_sent, outcome_of_answer, unknown
-from backend.domain.pacing import PacingRules
+from backend.domain.pacing import PacingRules, send_interval
 from backend.outbox.claim import ClaimedMessage, claim_batch, pacing_rules
 from backend.outbox.graph_transport import KeepAliveTransport
 from backend.outbox.outcomes import RecordSummary, record_outcomes, release_unsent
@@ -42,6 +42,7 @@ _T = TypeVar("_T")
 
 MAX_BATCH = 500
 MAX_AUTO_IN_FLIGHT = 2000
+MAX_LAG_SECONDS = 0.5
 FLUSH_SIZE = 256
 FLUSH_INTERVAL_SECONDS = 0.02
 IDLE_POLL_SECONDS = 0.2
@@ -132,6 +133,8 @@ class OutboxSender:
             or max(settings.send_concurrency, min(MAX_AUTO_IN_FLIGHT, math.ceil(settings.send_rate * 1.5))),
         )
         self._horizon = horizon_seconds
+        self._interval = send_interval(settings.send_rate)
+        self._last_send = datetime.min.replace(tzinfo=UTC)
         self._rules: PacingRules = pacing_rules(settings, horizon_seconds)
         self._grace = shutdown_grace_seconds
         # Parsed once: URL and header parsing per request cost more than the socket work at volume.
@@ -262,10 +265,15 @@ class OutboxSender:
         pending: _Pending,
         requests: set[asyncio.Task[None]],
     ) -> None:
-        """Start each request at its moment, in order; on stop, give back those not yet started."""
+        """Start each request at its moment, in order; on stop, give back those not yet started.
+
+        If this process falls behind its booked moments (a busy machine, a slow database), late rows
+        are spaced at the send interval rather than sent in a burst, and rows that would go more than
+        MAX_LAG_SECONDS late are given back to be booked again: the cap holds in every second.
+        """
         started: list[asyncio.Task[None]] = []
         for index, message in enumerate(claimed):
-            if self._stopping.is_set() or not await self._wait_until(message.dispatch_at):
+            if not await self._wait_for_turn(message):
                 pending.released.extend(claimed[index:])
                 self._waiting -= len(claimed) - index
                 break
@@ -276,6 +284,20 @@ class OutboxSender:
             started.append(task)
         if started:
             await asyncio.wait(started)
+
+    async def _wait_for_turn(self, message: ClaimedMessage) -> bool:
+        """Wait for the row's moment and an interval after this process's last send; False: give it back."""
+        if self._stopping.is_set() or not await self._wait_until(message.dispatch_at):
+            return False
+        while (earliest := self._last_send + self._interval) > self._clock():
+            if not await self._wait_until(earliest):
+                return False
+        now = self._clock()
+        if (now - message.dispatch_at).total_seconds() > MAX_LAG_SECONDS:
+            return False
+        # No await between this check and the send: dispatchers of several batches take turns here.
+        self._last_send = now
+        return True
 
     async def _wait_until(self, moment: datetime) -> bool:
         """Wait for a send moment; False if the sender is stopping first."""

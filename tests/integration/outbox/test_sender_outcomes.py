@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
+from itertools import pairwise
 from typing import Any
 
 import httpx
@@ -276,3 +277,45 @@ def test_priority_goes_first_then_due_time(database: Database, settings_for: Cal
         sender.run_once()
         clock.advance(1)
     assert [body["biz_opaque_callback_data"] for body in graph.bodies] == ["new-high", "older-low", "old-low"]
+
+
+def _stalled_sender(
+    database: Database, settings: Settings, clock: FakeClock, graph: RecordingGraph, stall: float
+) -> OutboxSender:
+    async def stalled_sleep_until(moment: datetime) -> None:
+        # The machine stalls before the first send: booked moments slip into the past.
+        if clock() == START:
+            clock.advance(stall)
+        await clock.sleep_until(moment)
+
+    graph.clock = clock
+    return OutboxSender(
+        database, settings, transport=graph.transport(), clock=clock, sleep_until=stalled_sleep_until
+    )
+
+
+def test_a_sender_that_falls_behind_spaces_late_sends_instead_of_bursting(
+    database: Database, settings_for: Callable[..., Settings]
+) -> None:
+    settings = settings_for(send_rate=10.0)
+    clock = FakeClock()
+    enqueue_all(database, settings, [template_request(f"k{i}", number(i)) for i in range(10)], START)
+    graph = RecordingGraph()
+    assert _stalled_sender(database, settings, clock, graph, 0.3).run_once() == 10
+    sent_at = [at for _key, _to, at in graph.times]
+    assert len(sent_at) == 10
+    assert sent_at[0] == START + timedelta(seconds=0.3)
+    assert all(b - a >= timedelta(seconds=0.1) for a, b in pairwise(sent_at))  # type: ignore[operator]
+
+
+def test_rows_that_would_go_too_late_are_given_back_unclaimed(
+    database: Database, settings_for: Callable[..., Settings]
+) -> None:
+    settings = settings_for(send_rate=10.0)
+    clock = FakeClock()
+    enqueue_all(database, settings, [template_request(f"k{i}", number(i)) for i in range(10)], START)
+    graph = RecordingGraph()
+    _stalled_sender(database, settings, clock, graph, 0.8).run_once()
+    assert graph.times == []
+    after = rows(database)
+    assert {(row.state, row.attempts) for row in after.values()} == {("queued", 0)}
