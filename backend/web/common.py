@@ -107,7 +107,7 @@ def json_object() -> dict[str, Any]:
     data = raw_body()
     try:
         body = json.loads(data) if data else None
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: nested past the decoder
         raise ApiError(400, "invalid_json", "The body is not valid JSON.") from None
     if not isinstance(body, dict):
         raise ApiError(400, "invalid_json", "The body must be a JSON object.")
@@ -155,7 +155,7 @@ def decode_cursor(keys: tuple[str, ...]) -> dict[str, Any] | None:
         return None
     try:
         position = json.loads(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)))
-    except (ValueError, binascii.Error, UnicodeDecodeError):
+    except (ValueError, binascii.Error, UnicodeDecodeError, RecursionError):
         raise ApiError(400, "invalid_cursor", "The cursor is not one this API gave out.") from None
     if not isinstance(position, dict) or set(position) != set(keys):
         raise ApiError(400, "invalid_cursor", "The cursor is not one this API gave out.")
