@@ -6,11 +6,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
+from sqlalchemy import update
 
+from backend.database.models import OutboxMessage
 from bench import chaos
-from bench.harness import Verdict
+from bench.harness import GRAPH_TOKEN, PHONE_NUMBER_ID, Rig, SendRecord, Verdict, customer_number
 from tests.conftest import postgres_server_url
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(150)]
@@ -92,3 +96,48 @@ def test_read_timeouts_after_acceptance_resolve_by_status_without_a_second_send(
     # Every message was accepted by Meta, so its status webhook resolves it whatever its purpose's rule.
     assert result.verdict.left_unknown == []
     assert result.extra["stats"]["accepted"] == SIZES.storm
+
+
+@pytest.mark.timeout(60)
+def test_the_counts_catch_a_duplicate_a_loss_and_a_state_the_ledger_contradicts(
+    database_url: str, tmp_path: Path
+) -> None:
+    rig = Rig(database_url, tmp_path)
+    try:
+        chaos.enqueue_backlog(rig, "check", 3)
+        template: dict[str, Any] = {"name": "order_shipped", "language": {"code": "en"}}
+        template["components"] = [{"type": "body", "parameters": [{"type": "text", "text": "x"}]}]
+        # A customer receives check-0 twice and check-1 once, straight from the Graph API.
+        for key, to in (
+            ("check-0", customer_number(0)),
+            ("check-0", customer_number(0)),
+            ("check-1", customer_number(1)),
+        ):
+            response = httpx.post(
+                f"{rig.sandbox.graph_url}/{PHONE_NUMBER_ID}/messages",
+                headers={"Authorization": f"Bearer {GRAPH_TOKEN}"},
+                json={
+                    "messaging_product": "whatsapp",
+                    "to": to,
+                    "type": "template",
+                    "template": template,
+                    "biz_opaque_callback_data": key,
+                },
+            )
+            assert response.status_code == 200, response.text
+        # The backend believes check-2 was read, though nobody received it; check-1 it thinks queued.
+        with rig.database.transaction() as session:
+            session.execute(
+                update(OutboxMessage).where(OutboxMessage.dedupe_key == "check-2").values(state="read")
+            )
+        record = SendRecord(acknowledged={"check-0", "check-1", "check-2", "check-9"})
+        verdict = rig.verdict(record, drained=True, recovery_seconds=0.0)
+    finally:
+        rig.close()
+    assert verdict.duplicates == 1
+    assert sorted(verdict.lost_detail) == [
+        "check-2: read but no customer received it",
+        "check-9: answered 202 but has no row",
+    ]
+    assert len(verdict.mismatched) == 2  # check-0 and check-1 reached customers but are not read
+    assert not verdict.ok
