@@ -99,6 +99,11 @@ def _check_body(
         assert len(stored) == len({m["id"] for m in messages})
         for message in messages:
             _check_message(message, stored[message["id"]], rows, session)
+        # Value-level errors stay with the messages of their change.
+        for value in values:
+            for message in value.get("messages", []):
+                for error in value.get("errors", []):
+                    assert error in (stored[message["id"]].errors or [])
         state = "accepted"
         for item in statuses:
             state = state_after_status(state, item["status"])
