@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 import httpx
@@ -43,6 +43,8 @@ _T = TypeVar("_T")
 MAX_BATCH = 500
 MAX_AUTO_IN_FLIGHT = 2000
 MAX_LAG_SECONDS = 0.5
+# Timers are not finer than a millisecond or so; rows due within this of each other may go together.
+LOCAL_TOLERANCE = timedelta(milliseconds=10)
 FLUSH_SIZE = 256
 FLUSH_INTERVAL_SECONDS = 0.02
 IDLE_POLL_SECONDS = 0.2
@@ -84,6 +86,12 @@ def _proxy_for(url: httpx.URL) -> str | None:
         if value:
             return value
     return None
+
+
+def _log_failure(task: asyncio.Task[None]) -> None:
+    # Rows a failed dispatcher held stay `sending` and come back as `unknown` through their lease.
+    if not task.cancelled() and task.exception() is not None:
+        log.error("an outbox dispatcher failed", exc_info=task.exception())
 
 
 def default_worker_id() -> str:
@@ -134,7 +142,7 @@ class OutboxSender:
         )
         self._horizon = horizon_seconds
         self._interval = send_interval(settings.send_rate)
-        self._last_send = datetime.min.replace(tzinfo=UTC)
+        self._arrival = datetime(2000, 1, 1, tzinfo=UTC)
         self._rules: PacingRules = pacing_rules(settings, horizon_seconds)
         self._grace = shutdown_grace_seconds
         # Parsed once: URL and header parsing per request cost more than the socket work at volume.
@@ -211,6 +219,7 @@ class OutboxSender:
                         task = asyncio.create_task(self._dispatch(transport, claimed, pending, requests))
                         dispatchers.add(task)
                         task.add_done_callback(dispatchers.discard)
+                        task.add_done_callback(_log_failure)
                     if len(claimed) < room:
                         await asyncio.sleep(self._pause_after(claimed))
                 # Stop: no new request starts; rows still waiting for their moment go back to the queue,
@@ -286,17 +295,24 @@ class OutboxSender:
             await asyncio.wait(started)
 
     async def _wait_for_turn(self, message: ClaimedMessage) -> bool:
-        """Wait for the row's moment and an interval after this process's last send; False: give it back."""
+        """Wait for the row's moment and for this process's own pace; False: give the row back.
+
+        The process keeps a theoretical arrival time (GCRA) at the send interval with a small
+        tolerance: on time, rows simply go at their booked moments; after a stall, the late rows are
+        spaced at the interval instead of sent in a burst, so a second holds at most the cap plus the
+        tolerance's worth (none below 100 per second). Rows more than MAX_LAG_SECONDS late are given
+        back to be booked again.
+        """
         if self._stopping.is_set() or not await self._wait_until(message.dispatch_at):
             return False
-        while (earliest := self._last_send + self._interval) > self._clock():
-            if not await self._wait_until(earliest):
+        while (allowed_at := self._arrival - LOCAL_TOLERANCE) > self._clock():
+            if not await self._wait_until(allowed_at):
                 return False
         now = self._clock()
         if (now - message.dispatch_at).total_seconds() > MAX_LAG_SECONDS:
             return False
-        # No await between this check and the send: dispatchers of several batches take turns here.
-        self._last_send = now
+        # No await between the check and this update: dispatchers of several batches take turns here.
+        self._arrival = max(self._arrival, now) + self._interval
         return True
 
     async def _wait_until(self, moment: datetime) -> bool:
