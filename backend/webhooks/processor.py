@@ -66,19 +66,22 @@ class ProcessingResult:
 
 
 @dataclass
-class _Delivery:
+class ParsedDelivery:
+    """A stored body and what parsing it gave: events, or the problem that stopped (or marred) it."""
+
     id: int
     parsed: ParsedBody | None
     problem: str | None
 
 
-def _parse(delivery_id: int, body: bytes) -> _Delivery:
+def parse_delivery(delivery_id: int, body: bytes) -> ParsedDelivery:
+    """Parse one stored body; a body we cannot read is a problem, never an exception."""
     try:
         parsed = parse_body(body)
     except WebhookParseError as error:
-        return _Delivery(delivery_id, None, str(error))
+        return ParsedDelivery(delivery_id, None, str(error))
     problem = "; ".join(parsed.problems) if parsed.problems else None
-    return _Delivery(delivery_id, parsed, problem)
+    return ParsedDelivery(delivery_id, parsed, problem)
 
 
 def _insert_new_keys(session: Session, keys: list[tuple[str, int]], now: datetime) -> set[str]:
@@ -98,7 +101,7 @@ def _insert_new_keys(session: Session, keys: list[tuple[str, int]], now: datetim
 
 def apply_deliveries(
     session: Session,
-    deliveries: list[_Delivery],
+    deliveries: list[ParsedDelivery],
     now: datetime,
     *,
     on_window_opened: WindowOpenedHook | None = None,
@@ -182,7 +185,7 @@ def _journal_all(session: Session, entries: list[tuple[str, dict[str, Any]]], no
         )
 
 
-def _mark_processed(session: Session, deliveries: list[_Delivery], now: datetime) -> None:
+def _mark_processed(session: Session, deliveries: list[ParsedDelivery], now: datetime) -> None:
     table: Any = WebhookDelivery.__table__
     clean = [delivery.id for delivery in deliveries if delivery.problem is None]
     for start in range(0, len(clean), _ID_CHUNK):
@@ -274,7 +277,7 @@ class WebhookProcessor:
             rows = session.execute(self._pending_query(self.batch_size)).all()
             if not rows:
                 return ProcessingResult()
-            deliveries = [_parse(row.id, bytes(row.body)) for row in rows]
+            deliveries = [parse_delivery(row.id, bytes(row.body)) for row in rows]
             return apply_deliveries(
                 session, deliveries, self._clock(), on_window_opened=self._on_window_opened
             )
@@ -295,7 +298,7 @@ class WebhookProcessor:
                     row = session.execute(query).first()
                     if row is None:
                         continue
-                    delivery = _parse(row.id, bytes(row.body))
+                    delivery = parse_delivery(row.id, bytes(row.body))
                     total.add(
                         apply_deliveries(
                             session, [delivery], self._clock(), on_window_opened=self._on_window_opened
@@ -351,7 +354,7 @@ def replay_since(
             if not rows:
                 return total
             last_id = rows[-1].id
-            deliveries = [_parse(row.id, bytes(row.body)) for row in rows]
+            deliveries = [parse_delivery(row.id, bytes(row.body)) for row in rows]
             total.add(
                 apply_deliveries(session, deliveries, clock(), on_window_opened=on_window_opened, replay=True)
             )
