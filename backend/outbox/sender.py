@@ -43,8 +43,9 @@ _T = TypeVar("_T")
 MAX_BATCH = 500
 MAX_AUTO_IN_FLIGHT = 2000
 MAX_LAG_SECONDS = 0.5
+SHORT_WAIT_SECONDS = 0.05
 # Timers are not finer than a millisecond or so; rows due within this of each other may go together.
-LOCAL_TOLERANCE = timedelta(milliseconds=10)
+LOCAL_TOLERANCE = timedelta(milliseconds=20)
 FLUSH_SIZE = 256
 FLUSH_INTERVAL_SECONDS = 0.02
 IDLE_POLL_SECONDS = 0.2
@@ -323,6 +324,10 @@ class OutboxSender:
         delay = (moment - self._clock()).total_seconds()
         if delay <= 0:
             return True
+        if delay < SHORT_WAIT_SECONDS:
+            # The common case at high rates: a plain sleep, without a task to watch for the stop.
+            await asyncio.sleep(delay)
+            return not self._stopping.is_set()
         try:
             await asyncio.wait_for(self._stopping.wait(), delay)
         except TimeoutError:
