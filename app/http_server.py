@@ -12,6 +12,9 @@ from waitress.server import create_server
 from backend.web.factory import MAX_WEBHOOK_BYTES
 
 log = logging.getLogger(__name__)
+# Under a burst waitress logs "Task queue depth is N" for every queued request; a queue that
+# drains in milliseconds is normal for webhook bursts and would flood the log.
+logging.getLogger("waitress.queue").setLevel(logging.ERROR)
 
 
 def is_loopback(host: str) -> bool:
