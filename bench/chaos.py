@@ -45,6 +45,12 @@ class Result:
     notes: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def _stuck(self) -> str:
+        verdict = self.verdict
+        if verdict.drained and not verdict.in_sending:
+            return ""
+        return f"; NOT DRAINED, still waiting for {verdict.waiting}, {verdict.in_sending} in sending"
+
     def row(self) -> str:
         """The table row."""
         verdict = self.verdict
@@ -52,7 +58,8 @@ class Result:
         return (
             f"| {self.scenario} | {self.database} | {verdict.messages} + {verdict.inbound} in | "
             f"{verdict.duplicates} | {verdict.lost} | {unknown} | {len(verdict.mismatched)} | "
-            f"{verdict.recovery_seconds:.1f} s | {'yes' if verdict.ok else 'NO'} | {self.notes} |"
+            f"{verdict.recovery_seconds:.1f} s | {'yes' if verdict.ok else 'NO'} | "
+            f"{self.notes}{self._stuck()} |"
         )
 
 

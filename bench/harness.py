@@ -149,6 +149,7 @@ class Verdict:
     recovery_seconds: float
     pair_limit_rejections: int
     in_sending: int
+    waiting: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -535,6 +536,7 @@ class Rig:
             recovery_seconds=recovery_seconds,
             pair_limit_rejections=int(rejected.get("131056", 0)),
             in_sending=in_sending,
+            waiting=self.drain_log[-1][1] if self.drain_log else {},
         )
 
 
