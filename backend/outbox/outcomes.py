@@ -51,7 +51,8 @@ def record_outcomes(
         OutboxMessage.id.in_(ids)
     )
     if session.get_bind().dialect.name == "postgresql":
-        query = query.with_for_update()
+        # In id order, as every other writer that locks several rows, so two never wait on each other.
+        query = query.order_by(OutboxMessage.id).with_for_update()
     current = {row.id: row for row in session.execute(query)}
     accepted: list[dict[str, Any]] = []
     wamid_only: list[dict[str, Any]] = []
@@ -199,7 +200,7 @@ def release_unsent(session: Session, messages: Sequence[ClaimedMessage], now: da
         OutboxMessage.id.in_(list(by_id)), state_is(session, states.SENDING)
     )
     if session.get_bind().dialect.name == "postgresql":
-        query = query.with_for_update()
+        query = query.order_by(OutboxMessage.id).with_for_update()
     mine = [row.id for row in session.execute(query) if row.attempts == by_id[row.id].attempts]
     if not mine:
         return 0
