@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.exc import OperationalError
 
+from backend import idempotency
 from backend.clock import Clock, utc_now
 from backend.database import Database
 from backend.database.models import (
@@ -46,6 +47,7 @@ class RetentionResult:
     event_keys: int = 0
     raw_bodies: int = 0
     outbox_rows: int = 0
+    idempotency_records: int = 0
 
 
 class RetentionSweeper:
@@ -80,6 +82,8 @@ class RetentionSweeper:
             WebhookDelivery.received_at < body_cutoff,
             WebhookDelivery.processed_at.is_not(None),
         )
+        with self._database.transaction() as session:
+            result.idempotency_records = idempotency.purge(session, now)
         with self._database.reader() as session:
             purposes = list(session.scalars(select(OutboxMessage.purpose).distinct()))
         for purpose in purposes:

@@ -9,9 +9,17 @@ from flask.testing import FlaskClient
 from sqlalchemy import select, update
 
 from backend.database import Database
-from backend.database.models import InboundMessage, OutboxMessage, ProcessedEvent, WebhookDelivery
+from backend.database.models import (
+    IdempotencyRecord,
+    InboundMessage,
+    OutboxMessage,
+    ProcessedEvent,
+    User,
+    WebhookDelivery,
+)
 from backend.inbox.retention import RetentionSweeper
 from backend.settings import PurposeRule, Settings
+from backend.users import create_user
 from backend.webhooks.processor import WebhookProcessor
 from tests.integration.webhooks.support import (
     NOW,
@@ -58,3 +66,29 @@ def test_old_things_go_and_unfinished_things_stay(
         reply = session.scalars(select(InboundMessage)).one()
         assert (reply.wamid, reply.reply_to_message_id) == ("wamid.REPLY", None)
     assert sweeper.run_once() == type(result)()
+
+
+def test_idempotency_records_older_than_a_day_are_purged(database: Database, settings: Settings) -> None:
+    with database.transaction() as session:
+        user_id = session.scalars(select(User.id)).first()
+        if user_id is None:
+            create_user(session, "retention-tester", "agent", NOW)
+            user_id = session.scalars(select(User.id)).one()
+        for key, age in (("old", timedelta(hours=25)), ("fresh", timedelta(hours=23))):
+            session.add(
+                IdempotencyRecord(
+                    user_id=user_id,
+                    key=key,
+                    method="POST",
+                    path="/v1/messages",
+                    fingerprint="0" * 64,
+                    state="done",
+                    response_status=202,
+                    response_body="{}",
+                    created_at=NOW - age,
+                )
+            )
+    result = RetentionSweeper(database, settings, clock=lambda: NOW).run_once()
+    assert result.idempotency_records == 1
+    with database.reader() as session:
+        assert list(session.scalars(select(IdempotencyRecord.key))) == ["fresh"]
