@@ -289,12 +289,12 @@ def stop_under_backlog(url: str, workdir: Path, sizes: Sizes) -> Result:
     """Scenario 5: SIGTERM every process with a backlog and calls in flight; each exits within 10 s and
     nothing is left `sending`; then a restart drains the rest without a duplicate."""
     postgres = dialect_of(url) == "postgresql"
-    # Few calls in flight per process and slow answers, so a backlog is left and calls are mid-air.
+    # A low send rate and slow answers, so a backlog is left and calls are mid-air at the stop.
     rig = Rig(
         url,
         workdir,
         sandbox_options={"latency_ms": 1000.0},
-        settings={"INBOX_READ_TIMEOUT_SECONDS": "2", "INBOX_SEND_CONCURRENCY": "8"},
+        settings={"INBOX_READ_TIMEOUT_SECONDS": "2", "INBOX_SEND_RATE": "50"},
     )
     try:
         enqueue_backlog(rig, "stop", sizes.backlog)
