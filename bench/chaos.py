@@ -218,7 +218,9 @@ def cut_connections(url: str, workdir: Path, sizes: Sizes, *, cuts: int = 5) -> 
         notes = (
             f"{cuts} cuts, {terminated} connections killed, {alive}/{1 + len(workers)} processes alive after"
         )
-        return Result("3 pg_terminate_backend", "postgresql", verdict, notes, {"alive": alive})
+        return Result(
+            "3 pg_terminate_backend", "postgresql", verdict, notes, {"alive": alive, "terminated": terminated}
+        )
     finally:
         rig.close()
 
@@ -364,8 +366,13 @@ def webhook_storm(url: str, workdir: Path, sizes: Sizes) -> Result:
 
 
 def read_timeouts(url: str, workdir: Path, sizes: Sizes) -> Result:
-    """Scenario 7: 10% of sends accepted but answered after the read timeout; half review, half resend."""
-    rig = Rig(url, workdir, sandbox_options={"read_timeout_rate": 0.1})
+    """Scenario 7: 10% of sends accepted but answered after the read timeout, 5% dropped unanswered
+    and never accepted; half the purposes `review`, half `resend`.
+
+    An accepted send resolves by its status webhook whatever its rule; a dropped one (no webhook will
+    ever come) waits for a supervisor under `review` and is sent again once under `resend`.
+    """
+    rig = Rig(url, workdir, sandbox_options={"read_timeout_rate": 0.1, "drop_rate": 0.05})
     try:
         rig.start_serve()
         record = SendRecord()
@@ -377,8 +384,19 @@ def read_timeouts(url: str, workdir: Path, sizes: Sizes) -> Result:
         drained, recovery = rig.drain(sizes.drain_seconds)
         verdict = rig.verdict(record, drained, recovery)
         stats = rig.sandbox.stats()
-        notes = f"{stats['timeouts_injected']} answers withheld past the read timeout"
-        return Result("7 read timeouts 10%", dialect_of(url), verdict, notes, {"stats": stats})
+        with rig.database.reader() as session:
+            resent = session.scalar(
+                select(func.count())
+                .select_from(OutboxMessage)
+                .where(OutboxMessage.purpose == "reminder", OutboxMessage.attempts >= 2)
+            )
+        notes = (
+            f"{stats['timeouts_injected']} answers withheld past the read timeout, {stats['drops_injected']} "
+            f"dropped; {len(verdict.left_unknown)} review rows wait for a supervisor, {resent} resend rows "
+            "sent again"
+        )
+        extra = {"stats": stats, "resent": resent}
+        return Result("7 read timeouts 10% + drops 5%", dialect_of(url), verdict, notes, extra)
     finally:
         rig.close()
 

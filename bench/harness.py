@@ -455,6 +455,12 @@ class Rig:
                 .select_from(WebhookDelivery)
                 .where(WebhookDelivery.processed_at.is_(None))
             )
+            # An `unknown` row without a hold reason still waits for its purpose's rule to decide.
+            undecided = session.scalar(
+                select(func.count())
+                .select_from(OutboxMessage)
+                .where(OutboxMessage.state == states.UNKNOWN, OutboxMessage.hold_reason.is_(None))
+            )
             inbound = session.scalar(select(func.count()).select_from(InboundMessage))
             received = set(self.ledger_counts())
             behind = session.scalar(
@@ -464,6 +470,7 @@ class Rig:
             )
         missing_inbound = max(0, len(self.inbound_wamids) - (inbound or 0))
         waiting = {"busy": busy or 0, "unprocessed": unprocessed or 0, "behind": behind or 0}
+        waiting["undecided"] = undecided or 0
         waiting["missing_inbound"] = missing_inbound
         return {name: count for name, count in waiting.items() if count}
 
