@@ -385,15 +385,16 @@ def read_timeouts(url: str, workdir: Path, sizes: Sizes) -> Result:
         verdict = rig.verdict(record, drained, recovery)
         stats = rig.sandbox.stats()
         with rig.database.reader() as session:
+            # Each dropped `resend` send costs one more attempt (a resend can be dropped again).
             resent = session.scalar(
-                select(func.count())
-                .select_from(OutboxMessage)
-                .where(OutboxMessage.purpose == "reminder", OutboxMessage.attempts >= 2)
+                select(func.coalesce(func.sum(OutboxMessage.attempts - 1), 0)).where(
+                    OutboxMessage.purpose == "reminder"
+                )
             )
         notes = (
             f"{stats['timeouts_injected']} answers withheld past the read timeout, {stats['drops_injected']} "
-            f"dropped; {len(verdict.left_unknown)} review rows wait for a supervisor, {resent} resend rows "
-            "sent again"
+            f"dropped; {len(verdict.left_unknown)} review rows wait for a supervisor, {resent} resends "
+            "of resend rows"
         )
         extra = {"stats": stats, "resent": resent}
         return Result("7 read timeouts 10% + drops 5%", dialect_of(url), verdict, notes, extra)
