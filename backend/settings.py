@@ -185,6 +185,16 @@ def _parse_required_hours(name: str, raw: object) -> str:
     return hours
 
 
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def _parse_log_level(name: str, raw: object) -> str:
+    level = str(raw).strip().upper()
+    if level not in _LOG_LEVELS:
+        raise SettingsError(f"{name} must be one of {', '.join(_LOG_LEVELS)}, not {raw!r}")
+    return level
+
+
 def _parse_optional_text(name: str, raw: object) -> str | None:
     text = str(raw)
     return text or None
@@ -214,6 +224,7 @@ _PARSERS: dict[str, Callable[[str, object], Any]] = {
     "sqlite_synchronous": _parse_synchronous,
     "quiet_hours": _parse_hours,
     "business_hours": _parse_required_hours,
+    "log_level": _parse_log_level,
     "whatsapp_token": _parse_optional_text,
     "whatsapp_phone_number_id": _parse_optional_text,
     "whatsapp_app_secret": _parse_optional_text,

@@ -1,9 +1,9 @@
-"""Helpers shared by subcommands: settings, database, not-yet-built notice."""
+"""Helpers shared by subcommands: settings and the database."""
 
 from __future__ import annotations
 
 import argparse
-import sys
+import logging
 from pathlib import Path
 
 from backend.database import Database, create_database, upgrade_database
@@ -11,9 +11,11 @@ from backend.settings import Settings, load_settings
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
-    """Settings for this run, honouring --config."""
+    """Settings for this run, honouring --config; also applies their log level."""
     config = getattr(args, "config", None)
-    return load_settings(Path(config) if config else None)
+    settings = load_settings(Path(config) if config else None)
+    logging.getLogger().setLevel(settings.log_level)
+    return settings
 
 
 def open_database(settings: Settings, *, upgrade: bool = True) -> Database:
@@ -22,9 +24,3 @@ def open_database(settings: Settings, *, upgrade: bool = True) -> Database:
     if upgrade:
         upgrade_database(database)
     return database
-
-
-def not_built(name: str) -> int:
-    """Say in one line that a subcommand does not exist yet, and fail."""
-    print(f"inbox {name}: not built yet in this version", file=sys.stderr)
-    return 2

@@ -62,6 +62,7 @@ def test_a_missing_secret_names_its_variable(tmp_path: Path) -> None:
         ("INBOX_SQLITE_SYNCHRONOUS", "OFF", "NORMAL or FULL"),
         ("INBOX_QUIET_HOURS", "late", "21:00-08:00"),
         ("INBOX_SEND_LEASE_SECONDS", "10", "longer than INBOX_READ_TIMEOUT_SECONDS"),
+        ("INBOX_LOG_LEVEL", "chatty", "INBOX_LOG_LEVEL must be one of DEBUG"),
     ],
 )
 def test_bad_values_are_refused_with_their_name(
@@ -82,3 +83,20 @@ def test_unknown_keys_in_the_file_are_refused(tmp_path: Path) -> None:
     (tmp_path / "inbox.toml").write_text("prot = 1\n", encoding="utf-8")
     with pytest.raises(SettingsError, match="unknown setting: prot"):
         load_settings(environ={"INBOX_DATA_DIR": str(tmp_path)})
+
+
+def test_the_log_level_reaches_the_root_logger(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+    import logging
+
+    from app.commands.common import settings_from
+
+    monkeypatch.setenv("INBOX_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("INBOX_LOG_LEVEL", "warning")
+    root = logging.getLogger()
+    before = root.level
+    try:
+        assert settings_from(argparse.Namespace(config=None)).log_level == "WARNING"
+        assert root.level == logging.WARNING
+    finally:
+        root.setLevel(before)
