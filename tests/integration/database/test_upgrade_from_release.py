@@ -134,9 +134,7 @@ def _release_rows() -> dict[str, list[dict[str, object]]]:
         "webhook_deliveries": [
             {"body": BODY, "signature": "sha256=00", "received_at": at, "processed_at": at},
         ],
-        "processed_events": [
-            {"event_key": "msg:wamid.REPLY.1", "delivery_id": 1, "processed_at": at}
-        ],
+        "processed_events": [{"event_key": "msg:wamid.REPLY.1", "delivery_id": 1, "processed_at": at}],
         "journal": [{"type": "message.queued", "at": at, "data": {"key": "x"}}],
         "counters": [{"name": "dedupe_rejections", "value": 3}],
     }
