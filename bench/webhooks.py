@@ -31,85 +31,47 @@ START = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
 STATUS_NAMES = ("sent", "delivered", "read")
 
 
-def status_body(index: int) -> bytes:
-    """A signed-looking status webhook as Meta sends it (ASCII-escaped compact JSON)."""
-    wamid = f"wamid.BENCH{index // len(STATUS_NAMES)}"
-    name = STATUS_NAMES[index % len(STATUS_NAMES)]
+def _envelope(value: dict[str, object]) -> bytes:
+    """A webhook body around one change value, serialised like Meta (ASCII-escaped compact JSON)."""
+    value = {
+        "messaging_product": "whatsapp",
+        "metadata": {"display_phone_number": "15550783881", "phone_number_id": "1065403522"},
+        **value,
+    }
     document = {
         "object": "whatsapp_business_account",
-        "entry": [
-            {
-                "id": "102290129340398",
-                "changes": [
-                    {
-                        "value": {
-                            "messaging_product": "whatsapp",
-                            "metadata": {
-                                "display_phone_number": "15550783881",
-                                "phone_number_id": "1065403522",
-                            },
-                            "statuses": [
-                                {
-                                    "id": wamid,
-                                    "status": name,
-                                    "timestamp": str(int(START.timestamp()) + index),
-                                    "recipient_id": "16505551234",
-                                    "biz_opaque_callback_data": f"bench-{index // len(STATUS_NAMES)}",
-                                    "pricing": {
-                                        "billable": True,
-                                        "pricing_model": "PMP",
-                                        "category": "utility",
-                                    },
-                                }
-                            ],
-                        },
-                        "field": "messages",
-                    }
-                ],
-            }
-        ],
+        "entry": [{"id": "102290129340398", "changes": [{"value": value, "field": "messages"}]}],
     }
     return json.dumps(document, separators=(",", ":")).encode("ascii")
+
+
+def status_body(index: int) -> bytes:
+    """A status webhook as Meta sends it."""
+    message_number = index // len(STATUS_NAMES)
+    status = {
+        "id": f"wamid.BENCH{message_number}",
+        "status": STATUS_NAMES[index % len(STATUS_NAMES)],
+        "timestamp": str(int(START.timestamp()) + index),
+        "recipient_id": "16505551234",
+        "biz_opaque_callback_data": f"bench-{message_number}",
+        "pricing": {"billable": True, "pricing_model": "PMP", "category": "utility"},
+    }
+    return _envelope({"statuses": [status]})
 
 
 def reply_body(index: int) -> bytes:
     """An inbound text reply quoting one of our messages, from one of 200 customers."""
     customer = f"1650555{index % 200:04d}"
-    document = {
-        "object": "whatsapp_business_account",
-        "entry": [
-            {
-                "id": "102290129340398",
-                "changes": [
-                    {
-                        "value": {
-                            "messaging_product": "whatsapp",
-                            "metadata": {
-                                "display_phone_number": "15550783881",
-                                "phone_number_id": "1065403522",
-                            },
-                            "contacts": [{"profile": {"name": f"Customer {index % 200}"}, "wa_id": customer}],
-                            "messages": [
-                                {
-                                    "from": customer,
-                                    "id": f"wamid.REPLY{index}",
-                                    "timestamp": str(int(START.timestamp()) + index),
-                                    "type": "text",
-                                    "text": {"body": "Thanks, see you then"},
-                                    "context": {
-                                        "from": "15550783881",
-                                        "id": f"wamid.BENCH{2 * (index % 500)}",
-                                    },
-                                }
-                            ],
-                        },
-                        "field": "messages",
-                    }
-                ],
-            }
-        ],
+    message = {
+        "from": customer,
+        "id": f"wamid.REPLY{index}",
+        "timestamp": str(int(START.timestamp()) + index),
+        "type": "text",
+        "text": {"body": "Thanks, see you then"},
+        "context": {"from": "15550783881", "id": f"wamid.BENCH{2 * (index % 500)}"},
     }
-    return json.dumps(document, separators=(",", ":")).encode("ascii")
+    contact = {"profile": {"name": f"Customer {index % 200}"}, "wa_id": customer}
+    return _envelope({"contacts": [contact], "messages": [message]})
 
 
 # ---------------------------------------------------------------------------------------------------
