@@ -91,13 +91,29 @@ _PLAIN_ERRORS = {
 }
 
 
+# Errors of our own sending (no Meta code), keyed by the title the backend records.
+_PLAIN_SENDING_ERRORS = {
+    "outcome unknown": "No answer from WhatsApp after the message went out: it may or may not have "
+    "reached the customer.",
+    "lease expired": "The sender stopped (a crash or a restart) while this message was going out: it "
+    "may or may not have reached the customer.",
+    "request not sent": "The message never reached WhatsApp (no connection); it is tried again.",
+    "accepted without a message id": "WhatsApp accepted it but gave no message id to follow it by.",
+    "stored payload cannot be sent": "The stored message cannot be sent as it is.",
+}
+
+
 def plain_error(error: SendError | None) -> str:
-    """A send error in words a support agent understands, with Meta's code for reference."""
+    """A send error in words a support agent understands, with Meta's code or the detail for reference."""
     if error is None:
         return ""
     meaning = _PLAIN_ERRORS.get(error.code or -1)
-    if meaning is None:
-        meaning = error.details or error.title or "WhatsApp refused the message."
+    if meaning is not None:
+        return f"{meaning} (code {error.code})"
+    sending_meaning = _PLAIN_SENDING_ERRORS.get(error.title or "")
+    if sending_meaning is not None:
+        return f"{sending_meaning} ({error.details})" if error.details else sending_meaning
+    meaning = error.details or error.title or "WhatsApp refused the message."
     return f"{meaning} (code {error.code})" if error.code is not None else meaning
 
 

@@ -77,6 +77,15 @@ def test_plain_errors_explain_the_code_in_words() -> None:
     assert plain_error(None) == ""
 
 
+def test_errors_of_our_own_sending_are_explained_with_their_detail() -> None:
+    text = plain_error(
+        SendError(code=None, title="outcome unknown", details="RemoteProtocolError: Server disconnected")
+    )
+    assert text.startswith("No answer from WhatsApp after the message went out")
+    assert text.endswith("(RemoteProtocolError: Server disconnected)")
+    assert "crash" in plain_error(SendError(code=None, title="lease expired", details=None))
+
+
 def test_thread_entries_parse_with_replies_choices_and_reactions() -> None:
     outbound = parse_thread_item(
         {
@@ -224,3 +233,12 @@ def test_sign_in_is_remembered_privately(tmp_path: Any) -> None:
     path = save_sign_in(tmp_path, SignIn("http://127.0.0.1:8080", "secret", "dana"))
     assert load_sign_in(tmp_path) == SignIn("http://127.0.0.1:8080", "secret", "dana")
     assert path.stat().st_mode & 0o077 == 0
+
+
+def test_every_title_the_sender_records_without_a_code_has_words() -> None:
+    from backend.domain.outcomes import not_sent, unknown
+    from backend.outbox.sweepers import LEASE_EXPIRED_TITLE
+
+    for title in (not_sent("x").title, unknown("x").title, LEASE_EXPIRED_TITLE):
+        explained = plain_error(SendError(code=None, title=title, details=None))
+        assert explained != title, f"no words for the sender's error title {title!r}"
