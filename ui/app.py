@@ -11,6 +11,7 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QApplication
 
 from ui.api.client import ApiClient
+from ui.garbage import GuiThreadGarbageCollector
 from ui.runner import BackgroundRunner
 from ui.views.main_window import MainWindow
 
@@ -40,6 +41,8 @@ def application(*, offscreen: bool = False) -> QApplication:
     app.setApplicationName("WhatsApp shared inbox")
     app.setStyle("Fusion")
     app.setStyleSheet(stylesheet())
+    # The demo runs the backend's threads in this process too: collect only on the GUI thread.
+    GuiThreadGarbageCollector(app)
     return app
 
 

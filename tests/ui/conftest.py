@@ -17,11 +17,23 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from PySide6.QtWidgets import QApplication
+
 from app.commands.demo import DemoStack, start_stack
 from backend.settings import load_settings
 from ui.api.client import ApiClient
+from ui.garbage import GuiThreadGarbageCollector
 from ui.runner import BackgroundRunner
 from ui.views.main_window import MainWindow
+
+
+@pytest.fixture(autouse=True)
+def gui_thread_garbage_collection(qapp: QApplication) -> Iterator[None]:
+    """Collect garbage on the GUI thread only, as the client does: backend threads share this process."""
+    collector = GuiThreadGarbageCollector(qapp)
+    yield
+    collector.stop()
+    collector.deleteLater()
 
 
 @pytest.fixture
