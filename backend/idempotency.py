@@ -19,10 +19,12 @@ from sqlalchemy.orm import Session
 
 from backend.database.models import IdempotencyRecord
 from backend.database.upsert import insert_ignoring_conflicts
+from backend.domain.messages import MAX_DEDUPE_KEY_LENGTH
 
 LOCK_SECONDS = 30.0
 RETENTION = timedelta(hours=24)
-MAX_KEY_LENGTH = 255
+# The key becomes the outbox dedupe key, so it has that key's limit.
+MAX_KEY_LENGTH = MAX_DEDUPE_KEY_LENGTH
 IN_PROGRESS = "in_progress"
 DONE = "done"
 

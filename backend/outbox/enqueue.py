@@ -14,6 +14,7 @@ from backend.database.upsert import insert_ignoring_conflicts
 from backend.domain import states
 from backend.domain.messages import (
     KIND_TEMPLATE,
+    MAX_TRIGGER_REF_LENGTH,
     ButtonsRequest,
     CheckedMessage,
     MessageError,
@@ -25,8 +26,6 @@ from backend.domain.templates import TemplateCatalog
 from backend.inbox.contacts import contact_for_number, conversation_for
 from backend.journal import journal
 from backend.settings import Settings
-
-MAX_TRIGGER_REF_LENGTH = 255
 
 
 @dataclass(frozen=True)

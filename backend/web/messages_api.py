@@ -10,7 +10,13 @@ from sqlalchemy.orm import Session
 
 from backend.database.models import Batch, OutboxMessage
 from backend.database.upsert import insert_ignoring_conflicts
-from backend.domain.messages import Button, ButtonsRequest, MessageError, TemplateRequest
+from backend.domain.messages import (
+    MAX_TRIGGER_REF_LENGTH,
+    Button,
+    ButtonsRequest,
+    MessageError,
+    TemplateRequest,
+)
 from backend.idempotency import MAX_KEY_LENGTH
 from backend.inbox.queries import batch_progress, message_by_key, message_resource
 from backend.outbox.enqueue import MessageRequest, check_request, enqueue
@@ -103,7 +109,7 @@ def message_request(
         template=template,
         buttons=buttons,
         reply_to=_optional_string(body, "reply_to", MAX_REPLY_TO_LENGTH),
-        trigger_ref=_optional_string(body, "trigger_ref", 255),
+        trigger_ref=_optional_string(body, "trigger_ref", MAX_TRIGGER_REF_LENGTH),
         not_before=parse_time("not_before", not_before) if not_before is not None else None,
         priority=priority,
         created_by=created_by,
