@@ -6,6 +6,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from backend.database.models import Counter
+from backend.database.upsert import dialect_insert
 
 DEDUPE_REJECTIONS = "dedupe_rejections"
 DUPLICATE_WEBHOOKS = "duplicate_webhooks"
@@ -21,23 +22,9 @@ def bump(session: Session, name: str, amount: int = 1) -> None:
 
 
 def _insert_or_add(session: Session, name: str, amount: int) -> None:
-    if session.get_bind().dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as pg_insert
-
-        pg_statement = pg_insert(Counter).values(name=name, value=amount)
-        session.execute(
-            pg_statement.on_conflict_do_update(
-                index_elements=[Counter.name], set_={"value": Counter.value + amount}
-            )
-        )
-        return
-    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-
-    sqlite_statement = sqlite_insert(Counter).values(name=name, value=amount)
+    statement = dialect_insert(session, Counter).values(name=name, value=amount)
     session.execute(
-        sqlite_statement.on_conflict_do_update(
-            index_elements=[Counter.name], set_={"value": Counter.value + amount}
-        )
+        statement.on_conflict_do_update(index_elements=[Counter.name], set_={"value": Counter.value + amount})
     )
 
 

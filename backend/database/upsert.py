@@ -1,21 +1,28 @@
-"""INSERT ... ON CONFLICT DO NOTHING for both dialects: the database, not a prior check, decides."""
+"""INSERT ... ON CONFLICT for both dialects: the database, not a prior check, decides."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Insert
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
+
+DialectInsert = postgresql.Insert | sqlite.Insert
+
+
+def dialect_insert(session: Session, model: Any) -> DialectInsert:
+    """An insert into `model` in the session's dialect, which offers ON CONFLICT clauses."""
+    if session.get_bind().dialect.name == "postgresql":
+        return postgresql.insert(model)
+    return sqlite.insert(model)
 
 
 def insert_ignoring_conflicts(
     session: Session, model: Any, conflict_columns: list[str], **values: Any
-) -> Insert:
+) -> DialectInsert:
     """An insert of `values` that does nothing when a row with the same conflict columns exists."""
-    if session.get_bind().dialect.name == "postgresql":
-        return (
-            postgresql_insert(model).values(**values).on_conflict_do_nothing(index_elements=conflict_columns)
-        )
-    return sqlite_insert(model).values(**values).on_conflict_do_nothing(index_elements=conflict_columns)
+    return (
+        dialect_insert(session, model)
+        .values(**values)
+        .on_conflict_do_nothing(index_elements=conflict_columns)
+    )

@@ -9,11 +9,10 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import or_, select
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from backend.database.models import Contact, Conversation, InboundMessage, OutboxMessage
+from backend.database.upsert import dialect_insert
 from backend.domain.webhook_events import InboundMessageEvent
 from backend.domain.windows import opens_a_window, window_closes_at
 from backend.inbox.contacts import contact_for_sender, conversation_for
@@ -137,9 +136,8 @@ def store_inbound(
 
 
 def _insert_new(session: Session, rows: list[dict[str, Any]]) -> set[str]:
-    dialect_insert = postgresql_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
     statement = (
-        dialect_insert(InboundMessage)
+        dialect_insert(session, InboundMessage)
         .on_conflict_do_nothing(index_elements=["wamid"])
         .returning(InboundMessage.wamid)
     )

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql import ColumnElement
 
 from backend.database.models import Contact, Conversation, OutboxMessage, PacingSlot
-from backend.database.upsert import insert_ignoring_conflicts
+from backend.database.upsert import dialect_insert, insert_ignoring_conflicts
 from backend.domain import states
 from backend.domain.pacing import (
     RATE_SLOT_KEY,
@@ -319,11 +319,7 @@ def upsert_slots(session: Session, slots: dict[str, datetime], *, keep_later: bo
     """Set pacing slots' next moments (creating them); with keep_later, never move a slot earlier."""
     if not slots:
         return
-    if session.get_bind().dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as dialect_insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert as dialect_insert  # type: ignore[assignment]
-    statement = dialect_insert(PACING)
+    statement = dialect_insert(session, PACING)
     new_value: ColumnElement[Any] = statement.excluded.next_at
     if keep_later:
         new_value = func.max(PACING.c.next_at, statement.excluded.next_at)

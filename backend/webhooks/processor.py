@@ -9,8 +9,6 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import insert, select, update
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
@@ -18,6 +16,7 @@ from backend import counters
 from backend.clock import Clock, utc_now
 from backend.database import Database
 from backend.database.models import JournalEntry, ProcessedEvent, WebhookDelivery
+from backend.database.upsert import dialect_insert
 from backend.domain.templates import TemplateCatalog
 from backend.domain.webhook_events import (
     InboundMessageEvent,
@@ -86,9 +85,8 @@ def parse_delivery(delivery_id: int, body: bytes) -> ParsedDelivery:
 
 def _insert_new_keys(session: Session, keys: list[tuple[str, int]], now: datetime) -> set[str]:
     """Insert event keys; the ones that already existed are not returned."""
-    dialect_insert = postgresql_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
     statement = (
-        dialect_insert(ProcessedEvent)
+        dialect_insert(session, ProcessedEvent)
         .on_conflict_do_nothing(index_elements=["event_key"])
         .returning(ProcessedEvent.event_key)
     )
