@@ -48,10 +48,17 @@ def _refuse_large_bodies() -> None:
         raise ApiError(413, "payload_too_large", "Request bodies are limited to 1 MB.")
 
 
+def _refuse_nul_characters() -> None:
+    # PostgreSQL text cannot hold NUL: a path or query parameter with one would reach the database.
+    if "\x00" in request.path or any("\x00" in value for value in request.args.values()):
+        raise ApiError(400, "invalid_parameter", "The path and query must not contain NUL (%00) characters.")
+
+
 def register_api(app: Flask) -> None:
     """Add every API route and the body-size limit."""
     app.url_map.converters["id"] = IdConverter
     app.before_request(_refuse_large_bodies)
+    app.before_request(_refuse_nul_characters)
     for module in (messages_api, supervisor_api, events_api, conversations_api, metrics_api):
         module.register(app)
     app.register_blueprint(openapi_blueprint)

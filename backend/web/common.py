@@ -111,7 +111,27 @@ def json_object() -> dict[str, Any]:
         raise ApiError(400, "invalid_json", "The body is not valid JSON.") from None
     if not isinstance(body, dict):
         raise ApiError(400, "invalid_json", "The body must be a JSON object.")
+    if contains_nul(body):
+        raise ApiError(400, "invalid_json", "Text in the body must not contain NUL (\\u0000) characters.")
     return body
+
+
+def contains_nul(value: object) -> bool:
+    """Whether any string in a parsed JSON value (keys included) holds a NUL character."""
+    # PostgreSQL text cannot hold NUL; refusing it here keeps it a 400 instead of a database error.
+    # Iterative, because a body may be nested as deep as the decoder allows.
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
 
 
 def query_int(name: str, default: int, low: int, high: int) -> int:

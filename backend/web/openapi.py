@@ -54,7 +54,8 @@ def _responses(success: dict[int, tuple[str, Schema]], errors: list[int], *, jso
     for status, (description, schema) in success.items():
         media = "application/json" if json else "text/plain"
         answers[str(status)] = {"description": description, "content": {media: {"schema": schema}}}
-    for status in errors:
+    # Any request may be refused as malformed (400), e.g. a NUL character in its path or query.
+    for status in sorted({400, *errors}):
         answers[str(status)] = {
             "description": _ERROR_TEXT[status],
             "content": {"application/json": {"schema": _ref("Error")}},
