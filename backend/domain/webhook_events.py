@@ -182,7 +182,9 @@ def _list_of_objects(raw: Any) -> list[dict[str, Any]]:
 def _text(raw: Any, limit: int | None = None) -> str | None:
     if raw is None or isinstance(raw, dict | list):
         return None
-    text = str(raw)
+    # NUL carries no meaning in a message and PostgreSQL text cannot hold it: one would fail the
+    # whole delivery's transaction, so every text read from a webhook drops it here.
+    text = str(raw).replace("\x00", "")
     return text[:limit] if limit is not None else text
 
 
