@@ -16,7 +16,7 @@ from backend.sandbox.server import Sandbox
 
 from .conftest import TOKEN
 
-CONFORMANCE = Path(__file__).resolve().parents[4] / "shared" / "conformance"
+CONFORMANCE = Path(__file__).resolve().parents[2] / "conformance"
 CASSETTES = sorted((CONFORMANCE / "ruby_whatsapp_sdk").glob("*.yml"))
 OPENAPI_REQUESTS = sorted((CONFORMANCE / "facebook-openapi" / "send_message_requests").glob("*.json"))
 OPENAPI_RESPONSES = CONFORMANCE / "facebook-openapi" / "send_message_responses"

@@ -20,7 +20,7 @@ APP_SECRET = "test_app_secret"
 VERIFY_TOKEN = "verify-me"
 BUSINESS_NUMBER = "15550783881"
 CUSTOMER = "16505551234"
-CONFORMANCE = Path("/work/shared/conformance/pywa")
+CONFORMANCE = Path(__file__).resolve().parents[2] / "conformance" / "pywa"
 NOW = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
 
 
