@@ -12,6 +12,10 @@ DEDUPE_REJECTIONS = "dedupe_rejections"
 DUPLICATE_WEBHOOKS = "duplicate_webhooks"
 WEBHOOK_PARSE_FAILURES = "webhook_parse_failures"
 UNMATCHED_STATUSES = "unmatched_statuses"
+# Replies and reactions naming a message of ours that went to another contact: filed as unquoted.
+CROSS_CONTACT_QUOTES = "cross_contact_quotes"
+# Webhook messages and statuses about another business phone number: stored raw, not applied.
+FOREIGN_NUMBER_EVENTS = "foreign_number_events"
 
 
 def bump(session: Session, name: str, amount: int = 1) -> None:

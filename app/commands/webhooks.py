@@ -41,7 +41,9 @@ def run_replay(args: argparse.Namespace) -> int:
             if settings.auto_reply_enabled
             else None
         )
-        result = replay_since(database, since, on_window_opened=hook)
+        result = replay_since(
+            database, since, phone_number_id=settings.whatsapp_phone_number_id, on_window_opened=hook
+        )
     finally:
         database.dispose()
     print(

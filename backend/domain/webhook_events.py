@@ -22,6 +22,7 @@ MAX_MIME_TYPE = 100
 MAX_STATUS = 20
 MAX_RECIPIENT = 64
 MAX_CALLBACK_DATA = 512
+MAX_PHONE_NUMBER_ID = 64
 
 MEDIA_TYPES = frozenset({"image", "video", "audio", "document", "sticker"})
 
@@ -91,6 +92,9 @@ class ParsedBody:
     other_changes: int = 0
     # Items we could not read (e.g. a message without an id); the rest of the body is still used.
     problems: list[str] = field(default_factory=list)
+    # Messages and statuses of changes about another business number, by its phone_number_id (None
+    # when the change names none): kept in the stored body, never turned into events.
+    foreign_events: dict[str | None, int] = field(default_factory=dict)
 
     @property
     def event_count(self) -> int:
@@ -122,8 +126,8 @@ def parse_timestamp(raw: Any) -> datetime | None:
         return None
 
 
-def parse_body(body: bytes) -> ParsedBody:
-    """All events of a webhook body; WebhookParseError if it is not a webhook at all."""
+def parse_body(body: bytes, *, phone_number_id: str | None = None) -> ParsedBody:
+    """Events of a body (given phone_number_id, of its changes only); WebhookParseError if not a webhook."""
     try:
         document = json.loads(body)
     except (ValueError, UnicodeDecodeError, RecursionError) as error:
@@ -143,11 +147,11 @@ def parse_body(body: bytes) -> ParsedBody:
             parsed.problems.append("an entry without a changes list")
             continue
         for change in changes:
-            _parse_change(change, parsed)
+            _parse_change(change, parsed, phone_number_id)
     return parsed
 
 
-def _parse_change(change: Any, parsed: ParsedBody) -> None:
+def _parse_change(change: Any, parsed: ParsedBody, phone_number_id: str | None) -> None:
     if not isinstance(change, dict) or not isinstance(change.get("value"), dict):
         parsed.problems.append("a change without a value object")
         return
@@ -155,6 +159,15 @@ def _parse_change(change: Any, parsed: ParsedBody) -> None:
         parsed.other_changes += 1
         return
     value = change["value"]
+    if phone_number_id is not None:
+        number = _text(_object(value.get("metadata")).get("phone_number_id"))
+        if number != phone_number_id:
+            # Another business number's traffic (same app, same secret): its value errors and items
+            # are not ours to act on, nor to report as problems.
+            items = _list_of_objects(value.get("messages")) + _list_of_objects(value.get("statuses"))
+            named = number[:MAX_PHONE_NUMBER_ID] if number is not None else None
+            parsed.foreign_events[named] = parsed.foreign_events.get(named, 0) + len(items)
+            return
     contacts = _contacts_by_wa_id(value.get("contacts"))
     only_contact = next(iter(contacts.values())) if len(contacts) == 1 else None
     value_errors = _list_of_objects(value.get("errors"))

@@ -7,8 +7,8 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from backend.database.models import Contact, Conversation, InboundMessage, OutboxMessage
-from backend.inbox.inbound import LINKED, NEW_TOPIC
+from backend.database.models import Contact, InboundMessage, OutboxMessage
+from backend.inbox.inbound import LINKED, NEW_TOPIC, recipients_of
 from backend.journal import journal
 
 
@@ -40,7 +40,9 @@ def attribute_inbound(
         message = session.scalar(select(OutboxMessage).where(OutboxMessage.dedupe_key == message_key))
         if message is None:
             raise AttributionError("not_found", f"no message with key {message_key}")
-        if not _same_contact(session, message, inbound.contact_id):
+        contact = session.get_one(Contact, inbound.contact_id)
+        # The same rule as a quote: a reply is filed only under a message its sender received.
+        if not recipients_of(session, [message])[message.id].is_contact(contact):
             raise AttributionError("invalid_attribution", "that message was sent to another contact")
         inbound.reply_to_message_id = message.id
         inbound.attribution = LINKED
@@ -62,11 +64,3 @@ def attribute_inbound(
         now,
     )
     return inbound
-
-
-def _same_contact(session: Session, message: OutboxMessage, contact_id: int) -> bool:
-    if message.conversation_id is not None:
-        conversation = session.get(Conversation, message.conversation_id)
-        return conversation is not None and conversation.contact_id == contact_id
-    contact = session.get(Contact, contact_id)
-    return contact is not None and contact.number == message.to_number

@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
-from backend.database.models import Contact, Conversation, InboundMessage, OutboxMessage
+from backend.database.models import Contact, Conversation, InboundMessage, OutboxMessage, StatusEvent
 from backend.database.upsert import dialect_insert
 from backend.domain.webhook_events import InboundMessageEvent
 from backend.domain.windows import opens_a_window, window_closes_at
@@ -36,7 +36,54 @@ class InboundOutcome:
 
     stored: int = 0
     unattributed: int = 0
+    # Replies and reactions naming a message that went to another contact, filed as if unquoted.
+    cross_contact_quotes: int = 0
     journal: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+
+@dataclass
+class Recipient:
+    """Who one message of ours went to, as far as we know."""
+
+    contact_id: int | None
+    number: str
+    # The recipient ids Meta's status webhooks gave for it (a wa_id or a business-scoped user id).
+    reported_ids: set[str] = field(default_factory=set)
+
+    def is_contact(self, contact: Contact) -> bool:
+        """Whether the message went to this contact (a quote of it may file a reply under it)."""
+        if self.contact_id == contact.id:
+            return True
+        # The same number under another contact row (a wa_id written differently from its E.164 form).
+        if contact.number is not None and contact.number == self.number:
+            return True
+        # Meta names the account that received the message: some countries' wa_ids differ from the
+        # number we sent to (a mobile prefix added or dropped), and that account is still the customer.
+        return any(identity in self.reported_ids for identity in (contact.wa_id, contact.user_id) if identity)
+
+
+def recipients_of(session: Session, messages: list[OutboxMessage]) -> dict[int, Recipient]:
+    """Who each of these messages of ours went to, by message id, in two queries per chunk."""
+    recipients = {message.id: Recipient(None, message.to_number) for message in messages}
+    conversation_ids = sorted({message.conversation_id for message in messages if message.conversation_id})
+    contact_of: dict[int, int] = {}
+    for start in range(0, len(conversation_ids), _CHUNK):
+        chunk = conversation_ids[start : start + _CHUNK]
+        threads = select(Conversation.id, Conversation.contact_id).where(Conversation.id.in_(chunk))
+        contact_of.update({row.id: row.contact_id for row in session.execute(threads)})
+    for message in messages:
+        if message.conversation_id is not None:
+            recipients[message.id].contact_id = contact_of.get(message.conversation_id)
+    message_ids = sorted(recipients)
+    for start in range(0, len(message_ids), _CHUNK):
+        chunk = message_ids[start : start + _CHUNK]
+        reports = select(StatusEvent.message_id, StatusEvent.recipient_id).where(
+            StatusEvent.message_id.in_(chunk), StatusEvent.recipient_id.is_not(None)
+        )
+        for message_id, recipient_id in session.execute(reports):
+            if message_id is not None and recipient_id is not None:
+                recipients[message_id].reported_ids.add(recipient_id)
+    return recipients
 
 
 def _by_wamid(session: Session, model: Any, wamids: set[str]) -> dict[str, Any]:
@@ -63,17 +110,23 @@ def store_inbound(
     targets = {event.context_id for event in events if event.context_id}
     targets |= {event.reaction_target for event in events if event.reaction_target}
     outbound = _by_wamid(session, OutboxMessage, targets)
+    recipients = recipients_of(session, list(outbound.values()))
     inbound_targets = _by_wamid(session, InboundMessage, targets - outbound.keys())
     senders = _Senders(session, events, now)
 
     rows: list[dict[str, Any]] = []
-    facts: list[tuple[InboundMessageEvent, Contact, Conversation, OutboxMessage | None]] = []
-    batch_wamids: set[str] = set()
+    facts: list[tuple[InboundMessageEvent, Contact, Conversation, OutboxMessage | None, bool]] = []
+    # The contact of every message of this batch so far, for reactions to one of them.
+    batch_senders: dict[str, int] = {}
     for event in events:
         contact, conversation = senders.of(event)
-        answered, conversation_id = _attribution(event, outbound, conversation)
-        known = answered is not None or _reaction_to_known(event, batch_wamids, inbound_targets)
-        batch_wamids.add(event.wamid)
+        answered, crossed = _quoted(event, outbound, recipients, contact)
+        conversation_id = conversation.id
+        if answered is not None and answered.conversation_id is not None:
+            conversation_id = answered.conversation_id
+        reacted, reaction_crossed = _reaction_to_known(event, contact, batch_senders, inbound_targets)
+        known = answered is not None or reacted
+        batch_senders.setdefault(event.wamid, contact.id)
         rows.append(
             {
                 "wamid": event.wamid,
@@ -99,16 +152,23 @@ def store_inbound(
                 "received_at": now,
             }
         )
-        facts.append((event, contact, conversation, answered))
+        facts.append((event, contact, conversation, answered, crossed or reaction_crossed))
 
     # A message kept longer than its event key is already stored: the insert skips it, nothing changes.
     inserted = _insert_new(session, rows)
-    for row, (event, contact, conversation, answered) in zip(rows, facts, strict=True):
+    for row, (event, contact, conversation, answered, crossed) in zip(rows, facts, strict=True):
         if event.wamid not in inserted:
             continue
         outcome.stored += 1
         if row["attribution"] == UNATTRIBUTED:
             outcome.unattributed += 1
+        if crossed:
+            outcome.cross_contact_quotes += 1
+            log.info(
+                "inbound %s names %s, a message of another contact; filed as if it quoted nothing",
+                event.wamid,
+                event.context_id or event.reaction_target,
+            )
         sent_at: datetime = row["sent_at"]
         if event.opens_window:
             opened = opens_a_window(contact.window_closes_at, sent_at)
@@ -213,24 +273,39 @@ class _Senders:
         return contact, conversation
 
 
-def _attribution(
+def _quoted(
     event: InboundMessageEvent,
     outbound: dict[str, OutboxMessage],
-    conversation: Conversation,
-) -> tuple[OutboxMessage | None, int]:
-    """The outbound message this one answers (by context.id, or the reacted-to message) and its thread."""
+    recipients: dict[int, Recipient],
+    contact: Contact,
+) -> tuple[OutboxMessage | None, bool]:
+    """(our message this one answers by context.id or reaction, whether it named another contact's)."""
     target = event.context_id or event.reaction_target
-    if target is None:
-        return None, conversation.id
-    answered = outbound.get(target)
-    if answered is not None:
-        return answered, answered.conversation_id or conversation.id
-    return None, conversation.id
+    answered = outbound.get(target) if target is not None else None
+    if answered is None:
+        return None, False
+    if not recipients[answered.id].is_contact(contact):
+        # A quote of a message sent to someone else says nothing about where this reply belongs (and
+        # must not put it in that customer's thread): it is filed as if it quoted nothing.
+        return None, True
+    return answered, False
 
 
 def _reaction_to_known(
-    event: InboundMessageEvent, batch_wamids: set[str], inbound_targets: dict[str, InboundMessage]
-) -> bool:
-    """A reaction to a message the customer sent us attaches to it; it needs no agent to file it."""
+    event: InboundMessageEvent,
+    contact: Contact,
+    batch_senders: dict[str, int],
+    inbound_targets: dict[str, InboundMessage],
+) -> tuple[bool, bool]:
+    """(attached, crossed): a reaction to the sender's own message attaches to it, needing no agent."""
     target = event.reaction_target
-    return target is not None and (target in batch_wamids or target in inbound_targets)
+    if target is None:
+        return False, False
+    if target in batch_senders:
+        sender_id = batch_senders[target]
+    elif target in inbound_targets:
+        sender_id = inbound_targets[target].contact_id
+    else:
+        return False, False
+    # A reaction to what another contact sent is filed as if it named nothing, and reported.
+    return sender_id == contact.id, sender_id != contact.id

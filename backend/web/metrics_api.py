@@ -34,7 +34,7 @@ def percentile(sorted_values: list[float], fraction: float) -> float | None:
 
 
 def collect(session: Session, moment: datetime) -> dict[str, Any]:
-    """The five measures and the queue depth by state."""
+    """The measures, the queue depth by state and the counts of webhooks we refused to trust."""
     sending_over = session.scalar(
         select(func.count())
         .select_from(OutboxMessage)
@@ -65,6 +65,8 @@ def collect(session: Session, moment: datetime) -> dict[str, Any]:
         "sent_to_delivered_seconds": {"p50": percentile(gaps, 0.5), "p95": percentile(gaps, 0.95)},
         "queue_depth": depth,
         "webhook_parse_failures": counters.read(session, counters.WEBHOOK_PARSE_FAILURES),
+        "cross_contact_quotes": counters.read(session, counters.CROSS_CONTACT_QUOTES),
+        "foreign_number_events": counters.read(session, counters.FOREIGN_NUMBER_EVENTS),
     }
 
 
@@ -74,6 +76,14 @@ _HELP = {
     "duplicate_webhooks": ("counter", "Webhook events received again and ignored."),
     "unattributed_inbound": ("gauge", "Inbound messages waiting in the work queue."),
     "webhook_parse_failures": ("counter", "Webhook bodies that could not be parsed."),
+    "cross_contact_quotes": (
+        "counter",
+        "Replies naming a message sent to another contact, filed as unquoted.",
+    ),
+    "foreign_number_events": (
+        "counter",
+        "Webhook events about another business number, stored but not applied.",
+    ),
 }
 
 

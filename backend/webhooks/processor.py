@@ -57,6 +57,9 @@ class ProcessingResult:
     parse_failures: int = 0
     value_errors: int = 0
     failed_deliveries: int = 0
+    # Messages and statuses about another business number: left in their stored body, not applied.
+    foreign_events: int = 0
+    cross_contact_quotes: int = 0
 
     def add(self, other: ProcessingResult) -> None:
         """Sum another result into this one."""
@@ -73,10 +76,31 @@ class ParsedDelivery:
     problem: str | None
 
 
-def parse_delivery(delivery_id: int, body: bytes) -> ParsedDelivery:
-    """Parse one stored body; a body we cannot read is a problem, never an exception."""
+class ForeignNumbers:
+    """Warns once for each business number not ours that webhooks name, however many events it has."""
+
+    def __init__(self, phone_number_id: str | None) -> None:
+        self.phone_number_id = phone_number_id
+        self._seen: set[str | None] = set()
+        self._lock = threading.Lock()
+
+    def report(self, phone_number_id: str | None) -> None:
+        """Log the first event seen for this number (the stored bodies keep every one)."""
+        with self._lock:
+            if phone_number_id in self._seen:
+                return
+            self._seen.add(phone_number_id)
+        log.warning(
+            "webhook events for phone_number_id %r are stored but not applied: ours is %r",
+            phone_number_id,
+            self.phone_number_id,
+        )
+
+
+def parse_delivery(delivery_id: int, body: bytes, phone_number_id: str | None = None) -> ParsedDelivery:
+    """Parse one stored body (events of our number only); a body we cannot read is a problem, never raised."""
     try:
-        parsed = parse_body(body)
+        parsed = parse_body(body, phone_number_id=phone_number_id)
     except WebhookParseError as error:
         return ParsedDelivery(delivery_id, None, str(error))
     problem = "; ".join(parsed.problems) if parsed.problems else None
@@ -103,6 +127,7 @@ def apply_deliveries(
     now: datetime,
     *,
     on_window_opened: WindowOpenedHook | None = None,
+    foreign_numbers: ForeignNumbers | None = None,
     replay: bool = False,
 ) -> ProcessingResult:
     """Apply every event of these parsed deliveries once; the caller commits (keys and effects together)."""
@@ -115,6 +140,11 @@ def apply_deliveries(
             result.parse_failures += 1
         if delivery.parsed is None:
             continue
+        for number, count in delivery.parsed.foreign_events.items():
+            # No event key is taken: should the number become ours, a replay still applies them.
+            result.foreign_events += count
+            if foreign_numbers is not None:
+                foreign_numbers.report(number)
         events: list[InboundMessageEvent | StatusEvent] = [
             *delivery.parsed.messages,
             *delivery.parsed.statuses,
@@ -140,6 +170,7 @@ def apply_deliveries(
         on_window_opened=on_window_opened,
     )
     result.unmatched_statuses = status_outcome.unmatched
+    result.cross_contact_quotes = inbound_outcome.cross_contact_quotes
     result.value_errors = sum(
         len(delivery.parsed.value_errors)
         for delivery in deliveries
@@ -163,6 +194,10 @@ def apply_deliveries(
         counters.bump(session, WEBHOOK_VALUE_ERRORS, result.value_errors)
     if result.parse_failures and not replay:
         counters.bump(session, counters.WEBHOOK_PARSE_FAILURES, result.parse_failures)
+    if result.foreign_events and not replay:
+        counters.bump(session, counters.FOREIGN_NUMBER_EVENTS, result.foreign_events)
+    if result.cross_contact_quotes:
+        counters.bump(session, counters.CROSS_CONTACT_QUOTES, result.cross_contact_quotes)
     _journal_all(session, status_outcome.journal + inbound_outcome.journal, now)
     return result
 
@@ -221,6 +256,10 @@ class WebhookProcessor:
         self.batch_size = batch_size
         self._on_window_opened: WindowOpenedHook | None = None
         self._turns = write_turns(database)
+        # Only events about our WHATSAPP_PHONE_NUMBER_ID are applied; with none configured (tests,
+        # benchmarks) there is nothing to tell ours apart, so every event is. One processor runs in
+        # each process, so the warning about a foreign number comes once per process.
+        self._foreign_numbers = ForeignNumbers(settings.whatsapp_phone_number_id or None)
         if settings.auto_reply_enabled:
             if templates is None:
                 from backend.templates import load_templates
@@ -275,10 +314,17 @@ class WebhookProcessor:
             rows = session.execute(self._pending_query(self.batch_size)).all()
             if not rows:
                 return ProcessingResult()
-            deliveries = [parse_delivery(row.id, bytes(row.body)) for row in rows]
+            deliveries = [self._parse(row.id, bytes(row.body)) for row in rows]
             return apply_deliveries(
-                session, deliveries, self._clock(), on_window_opened=self._on_window_opened
+                session,
+                deliveries,
+                self._clock(),
+                on_window_opened=self._on_window_opened,
+                foreign_numbers=self._foreign_numbers,
             )
+
+    def _parse(self, delivery_id: int, body: bytes) -> ParsedDelivery:
+        return parse_delivery(delivery_id, body, self._foreign_numbers.phone_number_id)
 
     def _process_one_by_one(self) -> ProcessingResult:
         """After a failed batch: apply each body alone, and set aside the ones that fail on their own."""
@@ -296,10 +342,14 @@ class WebhookProcessor:
                     row = session.execute(query).first()
                     if row is None:
                         continue
-                    delivery = parse_delivery(row.id, bytes(row.body))
+                    delivery = self._parse(row.id, bytes(row.body))
                     total.add(
                         apply_deliveries(
-                            session, [delivery], self._clock(), on_window_opened=self._on_window_opened
+                            session,
+                            [delivery],
+                            self._clock(),
+                            on_window_opened=self._on_window_opened,
+                            foreign_numbers=self._foreign_numbers,
                         )
                     )
             except OperationalError as error:
@@ -334,12 +384,14 @@ def replay_since(
     database: Database,
     since: datetime,
     *,
+    phone_number_id: str | None,
     clock: Clock = utc_now,
     batch_size: int = DEFAULT_BATCH_SIZE,
     on_window_opened: WindowOpenedHook | None = None,
 ) -> ProcessingResult:
-    """Process again every body received since `since`; events already applied are skipped by their keys."""
+    """Process again every body received since `since` (our number's events, as the processor does)."""
     total = ProcessingResult()
+    foreign_numbers = ForeignNumbers(phone_number_id or None)
     last_id = 0
     while True:
         with database.transaction() as session:
@@ -352,7 +404,16 @@ def replay_since(
             if not rows:
                 return total
             last_id = rows[-1].id
-            deliveries = [parse_delivery(row.id, bytes(row.body)) for row in rows]
+            deliveries = [
+                parse_delivery(row.id, bytes(row.body), foreign_numbers.phone_number_id) for row in rows
+            ]
             total.add(
-                apply_deliveries(session, deliveries, clock(), on_window_opened=on_window_opened, replay=True)
+                apply_deliveries(
+                    session,
+                    deliveries,
+                    clock(),
+                    on_window_opened=on_window_opened,
+                    foreign_numbers=foreign_numbers,
+                    replay=True,
+                )
             )

@@ -140,6 +140,8 @@ def test_metrics_report_the_five_measures_and_the_queue(api: Api) -> None:
         "sent_to_delivered_seconds": {"p50": 2.0, "p95": 4.0},
         "queue_depth": {**measures["queue_depth"], "queued": 1, "sending": 2, "delivered": 5},
         "webhook_parse_failures": 1,
+        "cross_contact_quotes": 0,
+        "foreign_number_events": 0,
     }
     assert set(measures["queue_depth"]) >= {"queued", "unknown", "held", "failed"}
     text = api.client().get("/metrics").get_data(as_text=True)

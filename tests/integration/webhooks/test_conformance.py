@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from backend.database.models import (
     WebhookDelivery,
 )
 from backend.domain.states import state_after_status
+from backend.settings import Settings
 from backend.webhooks.processor import WebhookProcessor
 from tests.integration.webhooks.support import CONFORMANCE, add_outbox_row, encode, post_signed
 
@@ -53,9 +55,16 @@ def _values(document: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def _our_number(document: dict[str, Any]) -> str | None:
+    """The business number a recorded body is about: configured as ours, so its events are applied."""
+    numbers = {value.get("metadata", {}).get("phone_number_id") for value in _values(document)}
+    assert len(numbers) <= 1, numbers
+    return next(iter(numbers), None)
+
+
 @pytest.mark.parametrize("path", FILES)
 def test_every_recorded_body_lands_where_it_should(
-    path: Path, database: Database, client: FlaskClient, processor: WebhookProcessor
+    path: Path, database: Database, client: FlaskClient, settings: Settings
 ) -> None:
     bodies = json.loads(path.read_text(encoding="utf-8"))
     assert bodies
@@ -63,8 +72,9 @@ def test_every_recorded_body_lands_where_it_should(
         with database.transaction() as session:
             for table in TABLES:
                 session.execute(delete(table))
+        ours = replace(settings, whatsapp_phone_number_id=_our_number(document))
         try:
-            _check_body(document, database, client, processor)
+            _check_body(document, database, client, WebhookProcessor(database, ours))
         except AssertionError as error:
             raise AssertionError(f"{path.stem}/{name}: {error}") from error
 
@@ -75,12 +85,13 @@ def _check_body(
     values = _values(document)
     messages = [message for value in values for message in value.get("messages", [])]
     statuses = [status for value in values for status in value.get("statuses", [])]
-    # Our own earlier messages: the ones replied to, reacted to, and the ones the statuses are about.
-    targets = {m["context"]["id"] for m in messages if "id" in m.get("context", {})}
-    targets |= {m["reaction"]["message_id"] for m in messages if m.get("type") == "reaction"}
-    targets |= {s["id"] for s in statuses if s["id"] != "<WHATSAPP_MESSAGE_ID>"}
+    # Our own earlier messages: the ones replied to or reacted to (sent to the customer who answers),
+    # and the ones the statuses are about.
+    answered = {m["context"]["id"]: m["from"] for m in messages if "id" in m.get("context", {})}
+    answered |= {m["reaction"]["message_id"]: m["from"] for m in messages if m.get("type") == "reaction"}
+    targets = set(answered) | {s["id"] for s in statuses if s["id"] != "<WHATSAPP_MESSAGE_ID>"}
     rows = {
-        wamid: add_outbox_row(database, key=f"key-{index}", wamid=wamid)
+        wamid: add_outbox_row(database, key=f"key-{index}", wamid=wamid, **_sent_to(answered.get(wamid)))
         for index, wamid in enumerate(sorted(targets))
     }
 
@@ -120,6 +131,12 @@ def _check_body(
                 assert counters.read(session, counters.UNMATCHED_STATUSES) == 1
         if not messages and not statuses:
             assert session.scalar(select(func.count()).select_from(StatusEvent)) == 0
+        assert counters.read(session, counters.FOREIGN_NUMBER_EVENTS) == 0
+        assert counters.read(session, counters.CROSS_CONTACT_QUOTES) == 0
+
+
+def _sent_to(wa_id: str | None) -> dict[str, str]:
+    return {"to": f"+{wa_id}"} if wa_id is not None else {}
 
 
 def _check_message(message: dict[str, Any], row: InboundMessage, rows: dict[str, int], session: Any) -> None:

@@ -13,7 +13,7 @@ from backend import counters
 from backend.database import Database
 from backend.database.models import InboundMessage, ProcessedEvent
 from backend.webhooks.processor import WebhookProcessor
-from tests.integration.webhooks.support import deliver, text_message
+from tests.integration.webhooks.support import deliver, encode, post_signed, text_message
 
 
 @pytest.fixture
@@ -40,6 +40,28 @@ def test_replay_restores_lost_effects_and_repeats_nothing(
         assert session.scalar(select(func.count()).select_from(ProcessedEvent)) == 2
         # Replays repeat events on purpose; they are not duplicates from Meta.
         assert counters.read(session, counters.DUPLICATE_WEBHOOKS) == 0
+
+
+@pytest.mark.usefixtures("configured")
+def test_replay_applies_only_events_about_our_number(
+    database: Database, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WHATSAPP_PHONE_NUMBER_ID", "106540352242922")
+    metadata = {"display_phone_number": "15550783881"}
+    changes = [
+        {
+            "field": "messages",
+            "value": {"metadata": {**metadata, "phone_number_id": number}, **text_message(wamid)},
+        }
+        for number, wamid in (("106540352242922", "wamid.OURS"), ("999888777666555", "wamid.FOREIGN"))
+    ]
+    body = encode({"object": "whatsapp_business_account", "entry": [{"id": "1", "changes": changes}]})
+    assert post_signed(client, body).status_code == 200
+    assert main(["webhooks", "replay", "--since", "2000-01-01"]) == 0
+    with database.reader() as session:
+        assert session.scalars(select(InboundMessage.wamid)).all() == ["wamid.OURS"]
+        # A replay is not a delivery from Meta: it leaves the count of foreign events alone.
+        assert counters.read(session, counters.FOREIGN_NUMBER_EVENTS) == 0
 
 
 def test_replay_refuses_a_time_it_cannot_read(capsys: pytest.CaptureFixture[str]) -> None:

@@ -140,3 +140,34 @@ def test_errors_read_in_plain_language() -> None:
     assert "24 hours" in describe_error(131047, "Re-engagement message", None)
     assert describe_error(999, "Odd", "Something odd") == "Something odd (code 999)"
     assert describe_error(None, None, None) == "WhatsApp reported an error"
+
+
+def test_only_changes_about_our_number_give_events_the_others_are_counted_by_number() -> None:
+    def about(number: object, *wamids: str | None, **value: Any) -> dict[str, Any]:
+        messages = [{"id": wamid, "type": "text", "text": {"body": "x"}} for wamid in wamids]
+        metadata = {} if number is None else {"metadata": {"phone_number_id": number}}
+        return _messages(*messages, **metadata, **value)
+
+    error = {"code": 130429, "title": "Rate limit hit"}
+    body = _body(
+        about("106540352242922", "wamid.OURS", statuses=[{"id": "wamid.S", "status": "sent"}]),
+        about("999", "wamid.F1", "wamid.F2", statuses=[{"id": "wamid.S", "status": "read"}], errors=[error]),
+        # Another number's unreadable item is not our problem; a number written as a JSON number still counts.
+        about(999, "wamid.F3", None),
+        about(None, "wamid.NONE"),
+    )
+    parsed = parse_body(body, phone_number_id="106540352242922")
+    assert [m.wamid for m in parsed.messages] == ["wamid.OURS"]
+    assert [s.status for s in parsed.statuses] == ["sent"]
+    assert (parsed.value_errors, parsed.problems) == ([], [])
+    assert parsed.foreign_events == {"999": 5, None: 1}
+    # Without a number of ours every change is ours.
+    everything = parse_body(body)
+    assert [m.wamid for m in everything.messages] == [
+        "wamid.OURS",
+        "wamid.F1",
+        "wamid.F2",
+        "wamid.F3",
+        "wamid.NONE",
+    ]
+    assert (everything.problems, everything.foreign_events) == (["a message without an id"], {})
