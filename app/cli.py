@@ -7,7 +7,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from app.cli_errors import CommandError
+from app.cli_errors import USAGE_STATUS, CommandError
 from app.commands import database, demo, sandbox, serve, ui, user, webhooks, worker
 from backend.settings import SettingsError
 
@@ -40,9 +40,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("alembic").setLevel(logging.WARNING)
     try:
         status: int = args.run(args)
-    except (SettingsError, CommandError) as error:
+    except SettingsError as error:
         print(f"inbox {args.command}: {error}", file=sys.stderr)
-        return 2
+        return USAGE_STATUS
+    except CommandError as error:
+        print(f"inbox {args.command}: {error}", file=sys.stderr)
+        return error.exit_status
     except KeyboardInterrupt:
         return 130
     return status

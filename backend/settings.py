@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
+import stat
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -14,8 +16,17 @@ import platformdirs
 
 APP_NAME = "whatsapp-shared-inbox"
 CONFIG_FILE_NAME = "inbox.toml"
+DATABASE_FILE_NAME = "inbox.db"
 MESSAGING_TIERS = (250, 2000, 10000, 100000)
 MAX_SEND_RATE = 1000.0
+# Below this a worker that merely stalls (a busy machine, a long GC pause) looks crashed, and its
+# rows turn `unknown` although nothing went wrong.
+MIN_SEND_LEASE_SECONDS = 10.0
+# The data folder and every file holding customer data, a token or a secret: this user only.
+PRIVATE_FOLDER_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+
+log = logging.getLogger(__name__)
 
 UnknownRule = Literal["review", "resend"]
 
@@ -303,7 +314,7 @@ def load_settings(config_file: Path | None = None, environ: Mapping[str, str] | 
 
     data_dir = values.pop("data_dir", data_dir)
     if "database_url" not in values:
-        values["database_url"] = f"sqlite:///{data_dir / 'inbox.db'}"
+        values["database_url"] = f"sqlite:///{data_dir / DATABASE_FILE_NAME}"
     settings = Settings(data_dir=data_dir, **values)
     _check(settings)
     return settings
@@ -314,6 +325,12 @@ def _check(settings: Settings) -> None:
         raise SettingsError(f"INBOX_SEND_RATE must be above 0 and at most {MAX_SEND_RATE:g}")
     if settings.max_attempts < 1:
         raise SettingsError("INBOX_MAX_ATTEMPTS must be at least 1")
+    if settings.send_lease_seconds < MIN_SEND_LEASE_SECONDS:
+        raise SettingsError(
+            f"INBOX_SEND_LEASE_SECONDS must be at least {MIN_SEND_LEASE_SECONDS:g} seconds, not "
+            f"{settings.send_lease_seconds:g}: a shorter lease turns sends `unknown` whenever "
+            "the machine is briefly busy"
+        )
     if settings.send_lease_seconds <= settings.read_timeout_seconds:
         raise SettingsError(
             "INBOX_SEND_LEASE_SECONDS must be longer than INBOX_READ_TIMEOUT_SECONDS, "
@@ -321,3 +338,55 @@ def _check(settings: Settings) -> None:
         )
     if not 0 < settings.port < 65536:
         raise SettingsError("INBOX_PORT must be between 1 and 65535")
+
+
+def make_private_folder(path: Path) -> None:
+    """Create a folder only this user may open (0700 on POSIX); an existing folder is left as it is."""
+    if path.is_dir():
+        return
+    path.mkdir(mode=PRIVATE_FOLDER_MODE, parents=True, exist_ok=True)
+    if os.name == "posix":
+        # mkdir's mode passes through the umask; set it outright so no umask can widen or narrow it.
+        path.chmod(PRIVATE_FOLDER_MODE)
+
+
+def tighten(path: Path, mode: int) -> bool:
+    """Take away from an existing file or folder any permission beyond `mode`, saying so in the log.
+
+    Returns whether it changed anything. Does nothing outside POSIX or when the path is missing.
+    """
+    if os.name != "posix":
+        return False
+    try:
+        current = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        return False
+    if not current & ~mode:
+        return False
+    try:
+        path.chmod(current & mode)
+    except OSError as error:
+        log.warning(
+            "%s can be opened by other users of this machine (mode %03o) and could not be restricted: %s",
+            path,
+            current,
+            error.strerror,
+        )
+        return False
+    log.warning(
+        "%s could be opened by other users of this machine (mode %03o); restricted it to %03o",
+        path,
+        current,
+        current & mode,
+    )
+    return True
+
+
+def secure_data_dir(data_dir: Path, private_files: tuple[str, ...] = ()) -> None:
+    """Restrict an existing data folder to this user, and the named files in it that hold secrets."""
+    if not data_dir.is_dir():
+        return
+    tighten(data_dir, PRIVATE_FOLDER_MODE)
+    database_files = tuple(f"{DATABASE_FILE_NAME}{suffix}" for suffix in ("", "-wal", "-shm"))
+    for name in (CONFIG_FILE_NAME, *database_files, *private_files):
+        tighten(data_dir / name, PRIVATE_FILE_MODE)

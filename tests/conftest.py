@@ -68,7 +68,7 @@ class DatabaseMaker:
             database.dispose()
             self._template = str(template)
         path = self.workdir / f"test-{uuid.uuid4().hex[:10]}.db"
-        shutil.copyfile(template, path)
+        shutil.copy(template, path)
         return f"sqlite:///{path}"
 
     def _admin_engine(self, server_url: str):  # type: ignore[no-untyped-def]

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 FILE_NAME = "client-sign-in.json"
+# It holds a token: this user only, and so is the folder it lives in (POSIX).
+FILE_MODE = 0o600
+FOLDER_MODE = 0o700
 
 
 @dataclass(frozen=True)
@@ -34,12 +38,22 @@ def load_sign_in(data_dir: Path) -> SignIn | None:
 
 
 def save_sign_in(data_dir: Path, sign_in: SignIn) -> Path:
-    """Remember a sign-in; the file is readable by this user only, since it holds a token."""
-    data_dir.mkdir(parents=True, exist_ok=True)
+    """Remember a sign-in; the file is readable by this user only, from the moment it exists."""
+    if not data_dir.is_dir():
+        data_dir.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+        if os.name == "posix":
+            data_dir.chmod(FOLDER_MODE)  # mkdir's mode passes through the umask
     path = data_dir / FILE_NAME
-    temporary = path.with_suffix(".tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        json.dump(asdict(sign_in), handle)
-    temporary.replace(path)
+    # A fresh name created exclusively: never a file someone else made or opened beforehand.
+    temporary = data_dir / f".{FILE_NAME}.{secrets.token_hex(8)}.tmp"
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            if os.name == "posix":
+                os.fchmod(handle.fileno(), FILE_MODE)  # the umask cannot change it either way
+            json.dump(asdict(sign_in), handle)
+        temporary.replace(path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
     return path

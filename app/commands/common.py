@@ -7,14 +7,18 @@ import logging
 from pathlib import Path
 
 from backend.database import Database, create_database, upgrade_database
-from backend.settings import Settings, load_settings
+from backend.settings import Settings, load_settings, secure_data_dir
+from ui.sign_in import FILE_NAME as SIGN_IN_FILE_NAME
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
-    """Settings for this run, honouring --config; also applies their log level."""
+    """Settings for this run, honouring --config; applies their log level and guards the data folder."""
     config = getattr(args, "config", None)
     settings = load_settings(Path(config) if config else None)
     logging.getLogger().setLevel(settings.log_level)
+    # A folder or file left open to other users (an older version, a copy, a wide umask) is
+    # restricted before anything reads or writes it.
+    secure_data_dir(settings.data_dir, (SIGN_IN_FILE_NAME,))
     return settings
 
 

@@ -24,7 +24,7 @@ from app.http_server import HttpServer
 from app.service import Service, build_service
 from backend.clock import utc_now
 from backend.database import Database
-from backend.settings import Settings
+from backend.settings import PRIVATE_FOLDER_MODE, Settings, make_private_folder, tighten
 from backend.users import create_user
 
 log = logging.getLogger(__name__)
@@ -261,7 +261,9 @@ def _demo_settings(args: argparse.Namespace) -> tuple[Settings, Path | None]:
         return settings, None
     # A database file per run, so several demos can run side by side without mixing their data.
     folder = settings.data_dir / "demo"
-    folder.mkdir(parents=True, exist_ok=True)
+    make_private_folder(settings.data_dir)
+    make_private_folder(folder)
+    tighten(folder, PRIVATE_FOLDER_MODE)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     path = folder / f"inbox-demo-{stamp}-{os.getpid()}.db"
     return replace(settings, database_url=f"sqlite:///{path}"), path

@@ -3,22 +3,45 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from collections.abc import Mapping
+from pathlib import Path
 
+from app.cli_errors import CommandError
 from app.commands.common import settings_from
+from ui.sign_in import SignIn, load_sign_in, save_sign_in
+
+TOKEN_VARIABLE = "INBOX_TOKEN"
+DEFAULT_BACKEND_URL = "http://127.0.0.1:8080"
 
 
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `inbox ui`."""
-    parser = subcommands.add_parser("ui", help="open the desktop inbox")
-    parser.add_argument("--url", help="backend URL (remembered), e.g. http://127.0.0.1:8080")
-    parser.add_argument("--token", help="API token from `inbox user add` (remembered)")
+    parser = subcommands.add_parser(
+        "ui",
+        help="open the desktop inbox",
+        description=(
+            f"Open the desktop inbox. The API token comes from the {TOKEN_VARIABLE} environment "
+            "variable or from the sign-in dialog, never from the command line, where other users "
+            "of the machine could read it."
+        ),
+    )
+    parser.add_argument("--url", help=f"backend URL (remembered), e.g. {DEFAULT_BACKEND_URL}")
+    # Kept only to refuse it with a clear message: a token in the arguments is visible in `ps`.
+    parser.add_argument("--token", help=argparse.SUPPRESS)
     parser.add_argument("--sign-in", action="store_true", help="ask for URL and token again")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Open the desktop client; ask for URL and token the first time."""
+    if args.token is not None:
+        raise CommandError(
+            "--token is no longer accepted: other users of this machine can read a command line. "
+            f"Set the {TOKEN_VARIABLE} environment variable, or leave it out and enter the token "
+            "in the sign-in dialog."
+        )
     from ui.app import display_available
 
     if not display_available():
@@ -29,16 +52,11 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     from ui.app import application, open_main_window
-    from ui.sign_in import SignIn, load_sign_in, save_sign_in
     from ui.views.sign_in import SignInDialog
 
     settings = settings_from(args)
     app = application()
-    saved = load_sign_in(settings.data_dir)
-    if args.url or args.token:
-        base = saved or SignIn(backend_url="http://127.0.0.1:8080", token="")
-        saved = SignIn(args.url or base.backend_url, args.token or base.token, base.user_name)
-        save_sign_in(settings.data_dir, saved)
+    saved = remembered_sign_in(settings.data_dir, args.url, os.environ)
     if saved is None or not saved.token or args.sign_in:
         dialog = SignInDialog(saved)
         if dialog.exec() != SignInDialog.DialogCode.Accepted:
@@ -50,3 +68,17 @@ def run(args: argparse.Namespace) -> int:
     window.stop()
     api.close()
     return status
+
+
+def remembered_sign_in(data_dir: Path, url: str | None, environ: Mapping[str, str]) -> SignIn | None:
+    """The sign-in to use: the saved one, updated and saved again with --url and INBOX_TOKEN if given."""
+    saved = load_sign_in(data_dir)
+    token = environ.get(TOKEN_VARIABLE, "").strip()
+    if not url and not token:
+        return saved
+    base = saved or SignIn(backend_url=DEFAULT_BACKEND_URL, token="")
+    # A new token may belong to someone else: forget the name shown for the old one.
+    user_name = base.user_name if not token or token == base.token else None
+    updated = SignIn(url or base.backend_url, token or base.token, user_name)
+    save_sign_in(data_dir, updated)
+    return updated

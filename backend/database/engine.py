@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,6 +12,8 @@ from typing import Any, Literal
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
+
+from backend.settings import PRIVATE_FILE_MODE, make_private_folder, tighten
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 _READ_ONLY_OPTION = "inbox_read_only"
@@ -75,6 +78,28 @@ def _install_sqlite_discipline(engine: Engine, synchronous: str) -> None:
             connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+def prepare_sqlite_file(path: Path) -> None:
+    """Make sure the database file and its WAL files are readable by this user only (POSIX).
+
+    A new file is created 0600 before SQLite opens it, since SQLite gives the -wal and -shm files
+    the permissions of the main file; existing files that others may read are restricted.
+    """
+    make_private_folder(path.parent)
+    try:
+        descriptor = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, PRIVATE_FILE_MODE)
+    except FileExistsError:
+        pass
+    else:
+        try:
+            if os.name == "posix":
+                # os.open's mode passes through the umask; set it outright.
+                os.fchmod(descriptor, PRIVATE_FILE_MODE)
+        finally:
+            os.close(descriptor)
+    for suffix in ("", "-wal", "-shm"):
+        tighten(Path(f"{path}{suffix}"), PRIVATE_FILE_MODE)
+
+
 def create_database(
     url: str,
     *,
@@ -84,8 +109,8 @@ def create_database(
     """Connect to the database at a SQLAlchemy URL (SQLite file or PostgreSQL via psycopg 3)."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
-        if parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        if parsed.database and parsed.database != ":memory:" and "uri" not in parsed.query:
+            prepare_sqlite_file(Path(parsed.database))
         engine = create_engine(
             parsed,
             connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
 from app.cli import COMMANDS, build_parser
+from app.commands.ui import remembered_sign_in
+from ui.sign_in import FILE_NAME as SIGN_IN_FILE_NAME
+from ui.sign_in import SignIn, load_sign_in, save_sign_in
+
+posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
 
 SUBCOMMANDS = ["demo", "serve", "worker", "sandbox", "ui", "db", "user", "webhooks"]
 
@@ -43,6 +51,19 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def mode(path: Path) -> int:
+    """The permission bits of a file or folder."""
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    """The common default umask (children inherit it), which leaves new files readable by everyone."""
+    previous = os.umask(0o022)
+    yield
+    os.umask(previous)
 
 
 def test_help_lists_every_subcommand() -> None:
@@ -136,3 +157,67 @@ def test_serve_answers_healthz_and_stops_on_sigterm(tmp_path: Path) -> None:
         if process.poll() is None:
             process.kill()
         process.communicate(timeout=10)
+
+
+@posix_only
+@pytest.mark.usefixtures("umask_022")
+def test_the_data_folder_and_the_database_are_private_under_a_wide_umask(tmp_path: Path) -> None:
+    result = run_inbox("db", "upgrade", env=isolated_env(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert mode(tmp_path / "data") == 0o700
+    assert mode(tmp_path / "data" / "inbox.db") == 0o600
+
+
+@posix_only
+@pytest.mark.usefixtures("umask_022")
+def test_an_open_data_folder_and_its_secret_files_are_restricted_on_start(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "inbox.toml").write_text('whatsapp_app_secret = "s3cret"\n', encoding="utf-8")
+    (data / SIGN_IN_FILE_NAME).write_text('{"backend_url": "http://x", "token": "t"}', encoding="utf-8")
+    (data / "inbox.db").touch()
+    opened = [data, data / "inbox.toml", data / SIGN_IN_FILE_NAME, data / "inbox.db"]
+    assert [mode(path) for path in opened] == [0o755, 0o644, 0o644, 0o644]
+
+    result = run_inbox("db", "current", env=isolated_env(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert [mode(path) for path in opened] == [0o700, 0o600, 0o600, 0o600]
+    for path in opened:
+        assert f"{path} could be opened by other users of this machine" in result.stderr
+
+    again = run_inbox("db", "current", env=isolated_env(tmp_path))
+    assert "could be opened" not in again.stderr  # said once, when it was changed
+
+
+def test_ui_refuses_a_token_on_its_command_line(tmp_path: Path) -> None:
+    result = run_inbox("ui", "--token", "visible-in-ps", env=isolated_env(tmp_path))
+    assert result.returncode == 2
+    assert "INBOX_TOKEN" in result.stderr and "sign-in dialog" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "data" / SIGN_IN_FILE_NAME).exists()
+    help_text = run_inbox("ui", "--help").stdout
+    assert "INBOX_TOKEN" in help_text and "--token" not in help_text and "--url" in help_text
+
+
+@posix_only
+@pytest.mark.usefixtures("umask_022")
+def test_ui_takes_its_token_from_inbox_token_and_remembers_it_privately(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    assert remembered_sign_in(data, None, {}) is None  # nothing yet: the dialog will ask
+
+    chosen = remembered_sign_in(data, "http://127.0.0.1:9000", {"INBOX_TOKEN": "token-from-env"})
+    assert chosen == SignIn("http://127.0.0.1:9000", "token-from-env", None)
+    assert load_sign_in(data) == chosen
+    assert mode(data) == 0o700 and mode(data / SIGN_IN_FILE_NAME) == 0o600
+    assert json.loads((data / SIGN_IN_FILE_NAME).read_text(encoding="utf-8"))["token"] == "token-from-env"
+
+
+def test_ui_keeps_the_remembered_sign_in_unless_told_otherwise(tmp_path: Path) -> None:
+    save_sign_in(tmp_path, SignIn("http://127.0.0.1:9000", "remembered", "dana"))
+    assert remembered_sign_in(tmp_path, None, {}) == SignIn("http://127.0.0.1:9000", "remembered", "dana")
+    # A new URL keeps the token and the name; a new token forgets the name shown for the old one.
+    moved = remembered_sign_in(tmp_path, "http://10.0.0.2:8080", {})
+    assert moved == SignIn("http://10.0.0.2:8080", "remembered", "dana")
+    other = remembered_sign_in(tmp_path, None, {"INBOX_TOKEN": "someone-else"})
+    assert other == SignIn("http://10.0.0.2:8080", "someone-else", None)

@@ -62,6 +62,8 @@ def test_a_missing_secret_names_its_variable(tmp_path: Path) -> None:
         ("INBOX_SQLITE_SYNCHRONOUS", "OFF", "NORMAL or FULL"),
         ("INBOX_QUIET_HOURS", "late", "21:00-08:00"),
         ("INBOX_SEND_LEASE_SECONDS", "10", "longer than INBOX_READ_TIMEOUT_SECONDS"),
+        ("INBOX_SEND_LEASE_SECONDS", "9.5", "INBOX_SEND_LEASE_SECONDS must be at least 10 seconds, not 9.5"),
+        ("INBOX_SEND_LEASE_SECONDS", "3", "INBOX_SEND_LEASE_SECONDS must be at least 10 seconds, not 3"),
         ("INBOX_LOG_LEVEL", "chatty", "INBOX_LOG_LEVEL must be one of DEBUG"),
     ],
 )
@@ -70,6 +72,22 @@ def test_bad_values_are_refused_with_their_name(
 ) -> None:
     with pytest.raises(SettingsError, match=message):
         load_settings(environ={"INBOX_DATA_DIR": str(tmp_path), variable: value})
+
+
+def test_a_send_lease_of_10_seconds_is_the_shortest_allowed(tmp_path: Path) -> None:
+    base = {"INBOX_DATA_DIR": str(tmp_path), "INBOX_READ_TIMEOUT_SECONDS": "2"}
+    assert load_settings(environ={**base, "INBOX_SEND_LEASE_SECONDS": "10"}).send_lease_seconds == 10
+    # Even with a read timeout short enough to allow it, a shorter lease is refused.
+    with pytest.raises(SettingsError, match="INBOX_SEND_LEASE_SECONDS must be at least 10"):
+        load_settings(environ={**base, "INBOX_SEND_LEASE_SECONDS": "9.99"})
+
+
+def test_a_short_send_lease_in_the_file_is_refused_too(tmp_path: Path) -> None:
+    (tmp_path / "inbox.toml").write_text(
+        "send_lease_seconds = 5\nread_timeout_seconds = 1\n", encoding="utf-8"
+    )
+    with pytest.raises(SettingsError, match="INBOX_SEND_LEASE_SECONDS must be at least 10"):
+        load_settings(environ={"INBOX_DATA_DIR": str(tmp_path)})
 
 
 def test_tiers_and_unlimited(tmp_path: Path) -> None:
