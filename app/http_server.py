@@ -9,12 +9,16 @@ from typing import Any
 
 from waitress.server import create_server
 
-from backend.web.factory import MAX_WEBHOOK_BYTES
+from backend.web.factory import MAX_WEBHOOK_BYTES, InboxApp
+from backend.web.long_polls import LONG_POLL_SLOTS
 
 log = logging.getLogger(__name__)
 # Under a burst waitress logs "Task queue depth is N" for every queued request; a queue that
 # drains in milliseconds is normal for webhook bursts and would flood the log.
 logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+
+# Threads for everything but waiting long-polls: webhooks, /healthz and the rest of the API.
+RESERVE_THREADS = 16
 
 
 def is_loopback(host: str) -> bool:
@@ -30,12 +34,27 @@ def is_loopback(host: str) -> bool:
 class HttpServer:
     """Waitress serving one WSGI app on a background thread."""
 
-    def __init__(self, app: Any, host: str, port: int, *, threads: int = 16) -> None:
+    def __init__(
+        self,
+        app: Any,
+        host: str,
+        port: int,
+        *,
+        threads: int = RESERVE_THREADS,
+        long_poll_slots: int = LONG_POLL_SLOTS,
+    ) -> None:
+        """Serve `app` with `threads` threads for any request and `long_poll_slots` more for long-polls.
+
+        The product's app is told to let no more than `long_poll_slots` long-polls wait at once, so
+        however many desks wait on GET /v1/events, `threads` threads stay free for everything else.
+        """
+        if isinstance(app, InboxApp):
+            app.limit_long_polls(long_poll_slots)
         self._server = create_server(
             app,
             host=host,
             port=port,
-            threads=threads,
+            threads=threads + long_poll_slots,
             ident="inbox",
             # Listen backlog large enough for bursts of concurrent webhooks.
             backlog=1024,

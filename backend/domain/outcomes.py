@@ -7,6 +7,11 @@ from enum import StrEnum
 from typing import Any
 
 from backend.domain.error_codes import Action, lookup, parse_graph_error
+from backend.domain.send_errors import (
+    ACCEPTED_WITHOUT_MESSAGE_ID_TITLE,
+    NO_ANSWER_AFTER_SEND_TITLE,
+    REQUEST_NOT_SENT_TITLE,
+)
 
 
 class OutcomeKind(StrEnum):
@@ -47,7 +52,7 @@ def outcome_of_answer(status_code: int, body: Any) -> SendOutcome:
         if wamid is None:
             # Success without an id: Meta may have the message, and we cannot follow it.
             return SendOutcome(
-                OutcomeKind.UNKNOWN, title="accepted without a message id", details=str(body)[:500]
+                OutcomeKind.UNKNOWN, title=ACCEPTED_WITHOUT_MESSAGE_ID_TITLE, details=str(body)[:500]
             )
         return SendOutcome(OutcomeKind.ACCEPTED, wamid=wamid)
     error = parse_graph_error(body)
@@ -73,12 +78,12 @@ def outcome_of_answer(status_code: int, body: Any) -> SendOutcome:
 
 def not_sent(reason: str) -> SendOutcome:
     """The request never left (connect error or timeout, no free connection): safe to retry."""
-    return SendOutcome(OutcomeKind.RETRY, title="request not sent", details=reason)
+    return SendOutcome(OutcomeKind.RETRY, title=REQUEST_NOT_SENT_TITLE, details=reason)
 
 
 def unknown(reason: str) -> SendOutcome:
     """The request may have reached Meta but no answer came (read timeout, dropped connection)."""
-    return SendOutcome(OutcomeKind.UNKNOWN, title="outcome unknown", details=reason)
+    return SendOutcome(OutcomeKind.UNKNOWN, title=NO_ANSWER_AFTER_SEND_TITLE, details=reason)
 
 
 def _wamid_of(body: Any) -> str | None:

@@ -20,6 +20,7 @@ from backend.database.models import (
 )
 from backend.domain import states
 from backend.domain.messages import preview_text
+from backend.domain.send_errors import error_reason
 from backend.domain.templates import TemplateCatalog
 
 VIEWS = ("mine", "unassigned", "all")
@@ -51,6 +52,7 @@ def message_resource(row: OutboxMessage) -> dict[str, Any]:
             "code": row.last_error_code,
             "title": row.last_error_title,
             "details": row.last_error_details,
+            "reason": error_reason(row.last_error_code, row.last_error_title).value,
         }
     return {
         "key": row.dedupe_key,

@@ -29,6 +29,7 @@ from backend.database import Database
 from backend.domain.graph_body import UnsendablePayloadError, build_send_body
 from backend.domain.outcomes import OutcomeKind, SendOutcome, not_sent, outcome_of_answer, unknown
 from backend.domain.pacing import PacingRules, send_interval
+from backend.domain.send_errors import PAYLOAD_UNSENDABLE_TITLE
 from backend.outbox.claim import ClaimedMessage, claim_batch, pacing_rules
 from backend.outbox.graph_transport import KeepAliveTransport
 from backend.outbox.outcomes import RecordSummary, record_outcomes, release_unsent
@@ -356,7 +357,7 @@ class OutboxSender:
                 reply_to=message.reply_to,
             )
         except (UnsendablePayloadError, KeyError, TypeError) as error:
-            return SendOutcome(OutcomeKind.FAIL, title="stored payload cannot be sent", details=str(error))
+            return SendOutcome(OutcomeKind.FAIL, title=PAYLOAD_UNSENDABLE_TITLE, details=str(error))
         try:
             request = httpx.Request(
                 "POST",

@@ -12,13 +12,13 @@ from sqlalchemy.orm import Session
 from backend.database.models import OutboxMessage, PacingSlot, SendDecision, StatusEvent
 from backend.domain import states
 from backend.domain.pacing import CUSTOMER_SLOT_PREFIX
+from backend.domain.send_errors import LEASE_EXPIRED_TITLE
 from backend.outbox.claim import OUTBOX, state_is
 from backend.outbox.journal_batch import journal_state_changes, state_change
 from backend.settings import Settings
 
 RULE_ACTOR = "rule"
 REVIEW_MARK = "review"
-LEASE_EXPIRED_TITLE = "lease expired"
 LEASE_EXPIRED_DETAILS = "the worker sending this row stopped before recording an answer"
 # Customer slots in the past carry no information; keep them a while, then drop them.
 SLOT_RETENTION = timedelta(hours=1)

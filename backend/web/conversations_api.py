@@ -27,6 +27,7 @@ from backend.web.common import (
 from backend.web.errors import ApiError
 from backend.web.factory import web_context
 from backend.web.messages_api import enqueue_answer, message_request
+from backend.web.paths import path_value
 
 MAX_SEARCH_LENGTH = 200
 REPLY_PURPOSE = "reply"
@@ -102,17 +103,33 @@ def get_thread(conversation_id: int) -> Response:
 
 @blueprint.post("/conversations/<id:conversation_id>/assign")
 def assign(conversation_id: int) -> Response:
-    """Assign the conversation to a user by name, or unassign it with null."""
+    """Assign the conversation to a user by name, or unassign it with null.
+
+    Agents may take a conversation nobody has and give back their own; anything touching another
+    user's assignment is a supervisor's decision.
+    """
+    user = caller()
     body = json_object()
     if "user" not in body:
         raise ApiError(400, "invalid_assignment", 'Give {"user": name} or {"user": null}.')
     name = body["user"]
     if name is not None and not isinstance(name, str):
         raise ApiError(400, "invalid_assignment", "user must be a user name or null.")
+    if not user.is_supervisor and name is not None and name != user.name:
+        raise ApiError(
+            403, "forbidden", "Agents may assign a conversation only to themselves; ask a supervisor."
+        )
     moment = now()
     with web_context().database.transaction() as session:
-        if session.get(Conversation, conversation_id) is None:
+        conversation = session.get(Conversation, conversation_id, with_for_update=True)
+        if conversation is None:
             raise ApiError(404, "not_found", "There is no conversation with this id.")
+        if not user.is_supervisor and conversation.assignee_id not in (None, user.id):
+            raise ApiError(
+                403,
+                "forbidden",
+                "This conversation is assigned to someone else; only a supervisor may change that.",
+            )
         assignee_id = None
         if name is not None:
             assignee_id = session.scalar(select(User.id).where(User.name == name, User.disabled.is_(False)))
@@ -122,7 +139,10 @@ def assign(conversation_id: int) -> Response:
             update(Conversation).where(Conversation.id == conversation_id).values(assignee_id=assignee_id)
         )
         journal(
-            session, "conversation.assigned", {"conversation_id": conversation_id, "assignee": name}, moment
+            session,
+            "conversation.assigned",
+            {"conversation_id": conversation_id, "assignee": name, "by": user.name},
+            moment,
         )
     return jsonify(_conversation_or_404(conversation_id))
 
@@ -204,7 +224,7 @@ def get_work_queue() -> Response:
     return _page("items", page, offset)
 
 
-@blueprint.post("/inbound/<path:wamid>/attribute")
+@blueprint.post("/inbound/<wamid>/attribute")
 def attribute(wamid: str) -> Response:
     """File an inbound message under one of our messages, or as a new topic."""
     user = caller()
@@ -220,7 +240,12 @@ def attribute(wamid: str) -> Response:
     try:
         with web_context().database.transaction() as session:
             inbound = attribute_inbound(
-                session, wamid, message_key=message_key, new_topic=new_topic, user_id=user.id, now=now()
+                session,
+                path_value(wamid, request.environ),
+                message_key=message_key,
+                new_topic=new_topic,
+                user_id=user.id,
+                now=now(),
             )
             answer = queries.inbound_resource(inbound)
     except AttributionError as error:

@@ -19,6 +19,8 @@ from backend.web.factory import web_context
 MAX_WAIT_SECONDS = 30
 # Other processes (workers on PostgreSQL) cannot wake us, so look at the journal this often too.
 DATABASE_POLL_SECONDS = 0.5
+# A long-poll refused for want of a slot asks its client to come back after this long.
+OVER_CAPACITY_RETRY_AFTER_SECONDS = 1
 
 blueprint = Blueprint("events", __name__, url_prefix="/v1")
 blueprint.before_request(require_token)
@@ -80,10 +82,30 @@ def _entry(entry: JournalEntry) -> dict[str, Any]:
 
 @blueprint.get("/events")
 def get_events() -> Response:
-    """Journal entries after `after`; waits up to `wait` seconds while there are none."""
+    """Journal entries after `after`; waits up to `wait` seconds while there are none.
+
+    Past the server's long-poll slots a long-poll does not wait: it answers at once with what the
+    journal holds now (an empty page with the same `next` when nothing is new) and Retry-After, so
+    waiting desks never take the threads that webhooks and every other request need.
+    """
     after = query_int("after", 0, 0, 2**62)
     wait = _wait_seconds()
     limit = page_limit()
+    if wait <= 0:
+        return jsonify(_page(after, limit, 0.0))
+    slots = web_context().long_polls
+    if not slots.try_take():
+        response = jsonify(_page(after, limit, 0.0))
+        response.headers["Retry-After"] = str(OVER_CAPACITY_RETRY_AFTER_SECONDS)
+        return response
+    try:
+        return jsonify(_page(after, limit, wait))
+    finally:
+        slots.give_back()
+
+
+def _page(after: int, limit: int, wait: float) -> dict[str, Any]:
+    """Entries after `after`, waiting up to `wait` seconds for the first one."""
     database = web_context().database
     deadline = time.monotonic() + wait
     while True:
@@ -96,7 +118,7 @@ def get_events() -> Response:
             break
         signal.wait(generation, min(remaining, DATABASE_POLL_SECONDS))
     next_seq = entries[-1]["seq"] if entries else after
-    return jsonify({"events": entries, "next": next_seq})
+    return {"events": entries, "next": next_seq}
 
 
 def _wait_seconds() -> float:

@@ -11,6 +11,8 @@ from sqlalchemy import text
 from backend.database import Database
 from backend.settings import Settings
 from backend.web.errors import error_response, install_error_handlers
+from backend.web.long_polls import LONG_POLL_SLOTS, LongPollSlots
+from backend.web.paths import keep_encoded_slashes
 
 MAX_REQUEST_BYTES = 1024 * 1024
 MAX_WEBHOOK_BYTES = 3 * 1024 * 1024
@@ -18,10 +20,11 @@ MAX_WEBHOOK_BYTES = 3 * 1024 * 1024
 
 @dataclass
 class WebContext:
-    """What routes need: the database, the settings and any service objects added later."""
+    """What routes need: database, settings, long-poll slots and any service objects added later."""
 
     database: Database
     settings: Settings
+    long_polls: LongPollSlots
     services: dict[str, Any] = field(default_factory=dict)
 
 
@@ -32,13 +35,35 @@ def web_context() -> WebContext:
     return context
 
 
-def create_app(database: Database, settings: Settings, **services: Any) -> Flask:
+class InboxApp(Flask):
+    """The product's Flask app: routes on the raw path, so "%2F" inside a key never splits it."""
+
+    def wsgi_app(self, environ: dict[str, Any], start_response: Any) -> Any:
+        """Answer one WSGI request."""
+        keep_encoded_slashes(environ)
+        return super().wsgi_app(environ, start_response)
+
+    def limit_long_polls(self, slots: int) -> None:
+        """Let at most `slots` long-polls wait at once (the server serving this app holds a thread each)."""
+        context = self.extensions["inbox"]
+        assert isinstance(context, WebContext)
+        context.long_polls = LongPollSlots(slots)
+
+
+def create_app(
+    database: Database, settings: Settings, *, long_poll_slots: int = LONG_POLL_SLOTS, **services: Any
+) -> InboxApp:
     """A Flask app serving /healthz and every blueprint of the product."""
-    app = Flask("backend.web")
+    app = InboxApp("backend.web")
+    # "//" in a path is never merged (with a redirect) into "/": the path "/v1/messages//a" must
+    # not be answered for the key "a".
+    app.url_map.merge_slashes = False
     # The webhook route needs up to 3 MB; every other route checks the 1 MB limit itself.
     app.config["MAX_CONTENT_LENGTH"] = MAX_WEBHOOK_BYTES
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    app.extensions["inbox"] = WebContext(database=database, settings=settings, services=services)
+    app.extensions["inbox"] = WebContext(
+        database=database, settings=settings, long_polls=LongPollSlots(long_poll_slots), services=services
+    )
     install_error_handlers(app)
 
     @app.get("/healthz")

@@ -24,6 +24,7 @@ from backend.web import idempotency
 from backend.web.common import caller, json_object, now, parse_time, require_token, templates
 from backend.web.errors import ApiError
 from backend.web.factory import web_context
+from backend.web.paths import path_value
 
 MAX_BATCH_MESSAGES = 1000
 MAX_CLIENT_REF_LENGTH = 255
@@ -171,11 +172,11 @@ def post_message() -> Response:
     )
 
 
-@blueprint.get("/messages/<path:key>")
+@blueprint.get("/messages/<key>")
 def get_message(key: str) -> Response:
-    """One message by its key."""
+    """One message by its key (percent-encoded in the path, "/" as %2F)."""
     with web_context().database.reader() as session:
-        row = message_by_key(session, key)
+        row = message_by_key(session, path_value(key, request.environ))
         if row is None:
             raise ApiError(404, "not_found", "There is no message with this key.")
         return jsonify(message_resource(row))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from backend.domain.send_errors import ErrorReason
 from backend.domain.states import ALL_STATES
 
 Schema = dict[str, Any]
@@ -36,6 +37,15 @@ def _list(plural: str, item: Schema) -> Schema:
         {plural: {"type": "array", "items": item}, "next_cursor": _NULLABLE_STRING}, [plural, "next_cursor"]
     )
 
+
+_REASON_TEXT = (
+    "Why the message carries an error: meta_error (Meta answered with the error in `code`); "
+    "no_answer_after_send (the request left but no answer came: Meta may or may not have the "
+    "message); lease_expired (the sender stopped while the message was going out); "
+    "request_not_sent (the request never left; it is tried again); accepted_without_message_id "
+    "(Meta accepted it without an id to follow it by); payload_unsendable (the stored message "
+    "cannot be sent as it is); other (anything else, e.g. an HTTP error without a Meta code)."
+)
 
 _ERROR_TEXT = {
     400: "The request is malformed or refused by validation",
@@ -123,9 +133,7 @@ def _schemas() -> dict[str, Schema]:
             "state": {"type": "string", "enum": list(ALL_STATES)},
             "wamid": _NULLABLE_STRING,
             "attempts": _INTEGER,
-            "error": _nullable(
-                _object({"code": _nullable(_INTEGER), "title": _NULLABLE_STRING, "details": _NULLABLE_STRING})
-            ),
+            "error": _nullable(_ref("SendError")),
             "created_at": _TIME,
             "sent_at": _NULLABLE_TIME,
             "delivered_at": _NULLABLE_TIME,
@@ -213,6 +221,19 @@ def _schemas() -> dict[str, Schema]:
                 "reply_to": message_fields["reply_to"],
             }
         ),
+        "SendError": _object(
+            {
+                "code": {**_nullable(_INTEGER), "description": "Meta's error code, when Meta gave one."},
+                "title": {**_NULLABLE_STRING, "description": "Free-form words; show `reason` instead."},
+                "details": _NULLABLE_STRING,
+                "reason": {
+                    "type": "string",
+                    "enum": [reason.value for reason in ErrorReason],
+                    "description": _REASON_TEXT,
+                },
+            },
+            ["code", "title", "details", "reason"],
+        ),
         "Message": message,
         "InboundMessage": inbound,
         "OutboundMessage": outbound,
@@ -252,11 +273,17 @@ def _schemas() -> dict[str, Schema]:
                 _ref("Message"),
                 _object(
                     {
-                        "reason": _STRING,
+                        "reason": {
+                            "type": "string",
+                            "enum": ["unknown", "held", "sending_past_lease"],
+                            "description": "Why the message needs a decision.",
+                        },
                         "body": _STRING,
                         "name": _NULLABLE_STRING,
                         "age_seconds": {"type": "number"},
-                        "last_error": {},
+                        "unknown_since": _NULLABLE_TIME,
+                        "lease_expires_at": _NULLABLE_TIME,
+                        "last_error": {**_nullable(_ref("SendError")), "description": "The same as `error`."},
                         "evidence": {"type": "array", "items": {"type": "object"}},
                     },
                     ["reason", "age_seconds", "evidence"],
@@ -275,6 +302,8 @@ def _schemas() -> dict[str, Schema]:
                 ),
                 "queue_depth": state_counts,
                 "webhook_parse_failures": _INTEGER,
+                "cross_contact_quotes": _INTEGER,
+                "foreign_number_events": _INTEGER,
             },
             [
                 "sending_over_1m",
@@ -284,6 +313,8 @@ def _schemas() -> dict[str, Schema]:
                 "sent_to_delivered_seconds",
                 "queue_depth",
                 "webhook_parse_failures",
+                "cross_contact_quotes",
+                "foreign_number_events",
             ],
         ),
         "Template": _object(
@@ -300,13 +331,43 @@ def _schemas() -> dict[str, Schema]:
     }
 
 
+def _events_responses() -> Schema:
+    answers = _responses(
+        {
+            200: (
+                "Events",
+                _object(
+                    {"events": {"type": "array", "items": _ref("Event")}, "next": _INTEGER},
+                    ["events", "next"],
+                ),
+            )
+        },
+        [400, 401],
+    )
+    answers["200"]["headers"] = {
+        "Retry-After": {
+            "description": "Seconds to wait before the next long-poll; sent only when the server "
+            "had no free long-poll slot and answered at once.",
+            "schema": {"type": "integer", "minimum": 1},
+        }
+    }
+    return answers
+
+
 def _operation(summary: str, responses: Schema, **extra: Any) -> Schema:
     operation: Schema = {"summary": summary, "responses": responses}
     operation.update(extra)
     return operation
 
 
-_KEY = _path("key", {"type": "string", "minLength": 1, "maxLength": 255})
+_KEY = {
+    **_path("key", {"type": "string", "minLength": 1, "maxLength": 255}),
+    "description": "The message's key, percent-encoded as one path segment: / is %2F, % is %25.",
+}
+_WAMID = {
+    **_path("wamid", {"type": "string", "minLength": 1}),
+    "description": "The inbound message's wamid, percent-encoded as one path segment.",
+}
 _ID = _path("id", {"type": "integer", "minimum": 1})
 
 
@@ -366,6 +427,8 @@ def _paths() -> dict[str, Schema]:
                     {200: ("The message after the decision", _ref("Message"))},
                     [400, 401, 403, 404, 409, 413],
                 ),
+                description="The key is percent-encoded as for GET: /v1/messages/a%2Fresolve/resolve "
+                "decides on the message `a/resolve`.",
                 parameters=[_KEY],
                 requestBody=_body(
                     _object(
@@ -393,17 +456,12 @@ def _paths() -> dict[str, Schema]:
         "/v1/events": {
             "get": _operation(
                 "Journal entries after a seq; long-polls up to `wait` seconds",
-                _responses(
-                    {
-                        200: (
-                            "Events",
-                            _object(
-                                {"events": {"type": "array", "items": _ref("Event")}, "next": _INTEGER},
-                                ["events", "next"],
-                            ),
-                        )
-                    },
-                    [400, 401],
+                _events_responses(),
+                description=(
+                    "Waits up to `wait` seconds while nothing is new. When the server already holds as "
+                    "many long-polls as it keeps slots for, it answers at once with what is there (an "
+                    "empty page with the same `next` when nothing is new) and a Retry-After header: "
+                    "wait that many seconds before polling again."
                 ),
                 parameters=[
                     _query("after", {"type": "integer", "minimum": 0}, "The last seq seen."),
@@ -450,7 +508,12 @@ def _paths() -> dict[str, Schema]:
         "/v1/conversations/{id}/assign": {
             "post": _operation(
                 "Assign to a user by name, or null to unassign",
-                _responses({200: ("The conversation", _ref("Conversation"))}, [400, 401, 404, 413]),
+                _responses({200: ("The conversation", _ref("Conversation"))}, [400, 401, 403, 404, 413]),
+                description=(
+                    "Agents may assign an unassigned conversation to themselves and unassign their own; "
+                    "anything else needs a supervisor (403 forbidden). The journal event "
+                    "conversation.assigned records the assignee and, in `by`, who assigned."
+                ),
                 parameters=[_ID],
                 requestBody=_body(_object({"user": _NULLABLE_STRING}, ["user"])),
             )
@@ -481,7 +544,7 @@ def _paths() -> dict[str, Schema]:
             "post": _operation(
                 "File an inbound message under one of our messages or as a new topic",
                 _responses({200: ("The inbound message", _ref("InboundMessage"))}, [400, 401, 404, 413]),
-                parameters=[_path("wamid", {"type": "string", "minLength": 1})],
+                parameters=[_WAMID],
                 requestBody=_body(_object({"message_key": _STRING, "new_topic": {"type": "boolean"}})),
             )
         },

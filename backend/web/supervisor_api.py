@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, Response, jsonify
+from flask import Blueprint, Flask, Response, jsonify, request
 
 from backend.inbox import queries
 from backend.outbox.resolution import ResolutionError, resolve_by_supervisor
@@ -17,6 +17,7 @@ from backend.web.common import (
 )
 from backend.web.errors import ApiError
 from backend.web.factory import web_context
+from backend.web.paths import path_value
 
 ACTIONS = ("mark_sent", "resend", "cancel")
 
@@ -37,9 +38,9 @@ def get_queue() -> Response:
     return jsonify({"items": page.items, "next_cursor": next_cursor})
 
 
-@blueprint.post("/messages/<path:key>/resolve")
+@blueprint.post("/messages/<key>/resolve")
 def resolve(key: str) -> Response:
-    """Record a supervisor's decision on a message that needs one."""
+    """Record a supervisor's decision on a message that needs one (key encoded as for GET)."""
     user = require_supervisor()
     body = json_object()
     action = body.get("action")
@@ -47,7 +48,7 @@ def resolve(key: str) -> Response:
         raise ApiError(400, "invalid_action", f"action must be one of {', '.join(ACTIONS)}.")
     try:
         with web_context().database.transaction() as session:
-            row = resolve_by_supervisor(session, key, action, user.name, now())
+            row = resolve_by_supervisor(session, path_value(key, request.environ), action, user.name, now())
             answer = queries.message_resource(row)
     except ResolutionError as error:
         status = 404 if error.code == "not_found" else 409

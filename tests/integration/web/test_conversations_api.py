@@ -128,7 +128,10 @@ def test_text_replies_need_an_open_window_but_templates_always_go(api: Api) -> N
 def test_assignment_is_journaled_and_refuses_unknown_users(api: Api) -> None:
     conversation, _ = add_inbound(api.database, "+16505551234", "wamid.A", at=api.clock.now)
     path = f"/v1/conversations/{conversation}/assign"
-    assert api.client().post(path, json={"user": "nobody"}, headers=api.headers()).status_code == 400
+    supervisor = api.headers(api.supervisor_token)
+    unknown = api.client().post(path, json={"user": "nobody"}, headers=supervisor)
+    assert unknown.status_code == 400
+    assert unknown.get_json()["error"]["code"] == "unknown_user"
     assert api.client().post(path, json={}, headers=api.headers()).status_code == 400
     assert api.client().post(path, json={"user": None}, headers=api.headers()).status_code == 200
     assert (
@@ -141,7 +144,7 @@ def test_assignment_is_journaled_and_refuses_unknown_users(api: Api) -> None:
         entry = session.scalars(
             select(JournalEntry).where(JournalEntry.type == "conversation.assigned")
         ).one()
-        assert entry.data == {"conversation_id": conversation, "assignee": None}
+        assert entry.data == {"conversation_id": conversation, "assignee": None, "by": "alice"}
 
 
 def test_marking_read_clears_unread(api: Api) -> None:

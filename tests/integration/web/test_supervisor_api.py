@@ -65,7 +65,13 @@ def test_the_queue_lists_unknown_held_and_stuck_sending_with_evidence(api: Api) 
     assert set(items) == {"unknown-1", "held-1", "stuck-1"}
     unknown = items["unknown-1"]
     assert unknown["attempts"] == 2
-    assert unknown["last_error"] == {"code": 131000, "title": "Timeout", "details": None}
+    assert unknown["last_error"] == {
+        "code": 131000,
+        "title": "Timeout",
+        "details": None,
+        "reason": "meta_error",
+    }
+    assert unknown["error"] == unknown["last_error"]
     assert unknown["age_seconds"] == 600
     assert [e["wamid"] for e in unknown["evidence"]] == ["wamid.seen"]
     assert unknown["evidence"][0]["callback_data"] == "unknown-1"

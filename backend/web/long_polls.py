@@ -1,0 +1,40 @@
+"""How many long-polls may wait at once; past that, one answers at once instead of holding a thread."""
+
+from __future__ import annotations
+
+import threading
+
+# Desks waiting on GET /v1/events at once; the HTTP server keeps a thread for each, beside its others.
+LONG_POLL_SLOTS = 64
+
+
+class LongPollSlots:
+    """A count of waiting long-polls with a limit; taking a slot never blocks."""
+
+    def __init__(self, limit: int) -> None:
+        if limit < 0:
+            raise ValueError("the number of long-poll slots cannot be negative")
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._taken = 0
+
+    @property
+    def taken(self) -> int:
+        """How many long-polls are waiting now."""
+        with self._lock:
+            return self._taken
+
+    def try_take(self) -> bool:
+        """Take a slot if one is free; False at once when all are taken."""
+        with self._lock:
+            if self._taken >= self.limit:
+                return False
+            self._taken += 1
+            return True
+
+    def give_back(self) -> None:
+        """Free a slot taken with `try_take`."""
+        with self._lock:
+            if self._taken <= 0:
+                raise RuntimeError("a long-poll slot was given back that was never taken")
+            self._taken -= 1
