@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from ui.api.client import ApiClient
-from ui.api.resources import Event
+from ui.api.resources import MESSAGE_STATE_CHANGED, Event
 
 BUCKET_SECONDS = 10
 HISTORY = timedelta(hours=3)
 HISTORY_EVENTS = 20_000
 _AT_META = {"accepted", "sent", "delivered", "read"}
-_BEFORE_META = {"queued", "sending", "unknown", "held", None}
+_BEFORE_META = {"queued", "sending", "unknown", "held"}
 
 
 @dataclass
@@ -41,13 +41,12 @@ class HealthHistory:
     def add(self, events: list[Event]) -> None:
         """Take in events (each seq counts once, whatever order they come in)."""
         for event in events:
-            if event.seq in self._seen or event.type != "message.state_changed" or event.at is None:
+            if event.seq in self._seen or event.type != MESSAGE_STATE_CHANGED:
                 continue
             self._seen.add(event.seq)
-            data = event.data
-            key = str(data.get("key") or "")
-            state = data.get("state")
-            previous = data.get("previous_state")
+            key = event.key or ""
+            state = event.state
+            previous = event.previous_state
             bucket = self._buckets.setdefault(int(event.at.timestamp()) // BUCKET_SECONDS, _Bucket())
             if state in _AT_META and previous in _BEFORE_META:
                 bucket.sends += 1

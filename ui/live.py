@@ -122,6 +122,10 @@ class EventFeed(QObject):
         self._seq = max(self._seq, batch.next)
         if fresh:
             self.events_arrived.emit(fresh)
+        if batch.retry_after > 0:
+            # The server had no long-poll slot free and answered at once: asking again now would spin.
+            self._timer.start(int(batch.retry_after * 1000))
+        elif fresh:
             self._timer.start(BATCH_PAUSE_MS)
         else:
             self._poll()

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from ui.api.resources import SendError
+from ui.api.resources import Contact, SendError, StatusEvidence
 
 URGENT_WINDOW = timedelta(hours=1)
 # The machine's zone, looked up once: list rows format many times a second.
@@ -91,15 +92,15 @@ _PLAIN_ERRORS = {
 }
 
 
-# Errors of our own sending (no Meta code), keyed by the title the backend records.
-_PLAIN_SENDING_ERRORS = {
-    "outcome unknown": "No answer from WhatsApp after the message went out: it may or may not have "
+# What the backend's reason code for a failed or uncertain send means, for reasons Meta did not give.
+_PLAIN_SENDING_REASONS = {
+    "no_answer_after_send": "No answer from WhatsApp after the message went out: it may or may not have "
     "reached the customer.",
-    "lease expired": "The sender stopped (a crash or a restart) while this message was going out: it "
+    "lease_expired": "The sender stopped (a crash or a restart) while this message was going out: it "
     "may or may not have reached the customer.",
-    "request not sent": "The message never reached WhatsApp (no connection); it is tried again.",
-    "accepted without a message id": "WhatsApp accepted it but gave no message id to follow it by.",
-    "stored payload cannot be sent": "The stored message cannot be sent as it is.",
+    "request_not_sent": "The message never reached WhatsApp (no connection); it is tried again.",
+    "accepted_without_message_id": "WhatsApp accepted it but gave no message id to follow it by.",
+    "payload_unsendable": "The stored message cannot be sent as it is.",
 }
 
 
@@ -107,14 +108,48 @@ def plain_error(error: SendError | None) -> str:
     """A send error in words a support agent understands, with Meta's code or the detail for reference."""
     if error is None:
         return ""
-    meaning = _PLAIN_ERRORS.get(error.code or -1)
-    if meaning is not None:
-        return f"{meaning} (code {error.code})"
-    sending_meaning = _PLAIN_SENDING_ERRORS.get(error.title or "")
+    sending_meaning = _PLAIN_SENDING_REASONS.get(error.reason)
     if sending_meaning is not None:
         return f"{sending_meaning} ({error.details})" if error.details else sending_meaning
+    meaning = _PLAIN_ERRORS.get(error.code) if error.code is not None else None
+    if meaning is not None:
+        return f"{meaning} (code {error.code})"
+    # An unrecognised reason or code: the backend's own words are the best there is.
     meaning = error.details or error.title or "WhatsApp refused the message."
     return f"{meaning} (code {error.code})" if error.code is not None else meaning
+
+
+# Why a send is in the supervisor queue, keyed by the queue's reason code.
+_QUEUE_REASONS = {
+    "unknown": "Unknown outcome: the send may or may not have reached the customer.",
+    "sending_past_lease": "Stuck in sending: the worker sending it stopped answering.",
+    "held": "Held: the customer's 24-hour window closed before it could be sent.",
+}
+
+
+def queue_reason_text(reason: str) -> str:
+    """Why a send waits for a supervisor, in words (an unrecognised reason is shown as it is)."""
+    return _QUEUE_REASONS.get(reason, reason)
+
+
+def evidence_text(evidence: StatusEvidence) -> str:
+    """A status webhook seen for a send, as one line of evidence."""
+    when = evidence.occurred_at.astimezone(_LOCAL_ZONE).strftime("%H:%M:%S")
+    return f"WhatsApp reported '{evidence.status}' at {when} for {evidence.wamid}"
+
+
+def tooltip_text(text: str) -> str:
+    """Text for a tooltip that shows literally: tooltips guess rich text, so it is escaped rich text."""
+    # A <p> start makes Qt always read it as rich text; pre-wrap keeps line breaks and spaces.
+    return f'<p style="white-space:pre-wrap">{html.escape(text, quote=False)}</p>'
+
+
+def notification_name(contact: Contact) -> str:
+    """The contact's name for a desktop notification, whose body some systems read as markup."""
+    name = contact.display_name
+    if any(character in name for character in "<>&"):
+        return contact.number or (f"+{contact.wa_id}" if contact.wa_id else "a customer")
+    return name
 
 
 def short_time(moment: datetime | None, now: datetime) -> str:

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QApplication
 from app.commands.demo import DemoStack, start_stack
 from backend.settings import load_settings
 from ui.api.client import ApiClient
+from ui.api.paths import api_path
 from ui.garbage import GuiThreadGarbageCollector
 from ui.runner import BackgroundRunner
 from ui.views.main_window import MainWindow
@@ -99,7 +100,7 @@ def send_text(stack: DemoStack, to: str, text: str, *, purpose: str = "support")
 def message(stack: DemoStack, key: str) -> dict[str, Any]:
     """The message resource for a key."""
     with stack.api() as client:
-        response = client.get(f"/v1/messages/{key}")
+        response = client.get(api_path("v1", "messages", key))
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     return body

@@ -15,12 +15,12 @@ from ui.api.resources import (
     InboundMessage,
     OutboundMessage,
     SendError,
-    SupervisorItem,
     TemplateInfo,
+    parse_supervisor_page,
     parse_thread_item,
 )
 from ui.health import HealthHistory
-from ui.presentation import plain_error, status_mark, window_text
+from ui.presentation import evidence_text, plain_error, status_mark, window_text
 from ui.runner import BackgroundRunner
 from ui.sign_in import SignIn, load_sign_in, save_sign_in
 
@@ -68,22 +68,58 @@ def test_read_is_coloured_and_delivered_is_not() -> None:
 
 
 def test_plain_errors_explain_the_code_in_words() -> None:
-    text = plain_error(SendError(code=131047, title="Re-engagement message", details=None))
+    text = plain_error(
+        SendError(code=131047, title="Re-engagement message", details=None, reason="meta_error")
+    )
     assert "24 hours" in text and "template" in text and "131047" in text
     assert (
-        plain_error(SendError(code=999999, title="Odd", details="Something odd"))
+        plain_error(SendError(code=999999, title="Odd", details="Something odd", reason="meta_error"))
         == "Something odd (code 999999)"
     )
     assert plain_error(None) == ""
 
 
-def test_errors_of_our_own_sending_are_explained_with_their_detail() -> None:
+def test_errors_of_our_own_sending_are_explained_by_their_reason_code() -> None:
     text = plain_error(
-        SendError(code=None, title="outcome unknown", details="RemoteProtocolError: Server disconnected")
+        SendError(
+            code=None,
+            title="outcome unknown",
+            details="RemoteProtocolError: Server disconnected",
+            reason="no_answer_after_send",
+        )
     )
     assert text.startswith("No answer from WhatsApp after the message went out")
     assert text.endswith("(RemoteProtocolError: Server disconnected)")
-    assert "crash" in plain_error(SendError(code=None, title="lease expired", details=None))
+    # The words come from the reason code, whatever free-form title the backend recorded.
+    assert "crash" in plain_error(
+        SendError(code=None, title="anything", details=None, reason="lease_expired")
+    )
+
+
+def test_an_unrecognised_reason_falls_back_to_the_backends_own_words() -> None:
+    assert (
+        plain_error(SendError(code=None, title="Odd", details="Very odd", reason="new_reason")) == "Very odd"
+    )
+    assert plain_error(SendError(code=None, title="Odd", details=None, reason="other")) == "Odd"
+
+
+def _inbound(wamid: str, **fields: Any) -> dict[str, Any]:
+    """An inbound thread entry as the backend writes it."""
+    entry: dict[str, Any] = {
+        "direction": "inbound",
+        "wamid": wamid,
+        "type": "text",
+        "text": None,
+        "choice": None,
+        "choice_title": None,
+        "context_id": None,
+        "attributed": True,
+        "attribution": "quoted",
+        "reaction": None,
+        "received_at": "2026-05-01T12:00:00Z",
+    }
+    entry.update(fields)
+    return entry
 
 
 def test_thread_entries_parse_with_replies_choices_and_reactions() -> None:
@@ -91,36 +127,19 @@ def test_thread_entries_parse_with_replies_choices_and_reactions() -> None:
         {
             "direction": "outbound",
             "key": "k1",
+            "to": "+16505551234",
             "wamid": "wamid.1",
             "state": "read",
             "purpose": "feedback",
+            "kind": "text",
             "body": "How did we do?",
+            "attempts": 1,
             "created_at": "2026-05-01T12:00:00Z",
             "trigger_ref": "order-9",
             "error": None,
             "replies": [
-                {
-                    "direction": "inbound",
-                    "wamid": "in.1",
-                    "type": "interactive",
-                    "text": None,
-                    "choice": "b1",
-                    "choice_title": "Great",
-                    "context_id": "wamid.1",
-                    "attributed": True,
-                    "received_at": None,
-                },
-                {
-                    "direction": "inbound",
-                    "wamid": "in.2",
-                    "type": "reaction",
-                    "text": None,
-                    "choice": None,
-                    "reaction": "👍",
-                    "context_id": None,
-                    "attributed": True,
-                    "received_at": None,
-                },
+                _inbound("in.1", type="interactive", choice="b1", choice_title="Great", context_id="wamid.1"),
+                _inbound("in.2", type="reaction", reaction="👍"),
             ],
         }
     )
@@ -128,9 +147,7 @@ def test_thread_entries_parse_with_replies_choices_and_reactions() -> None:
     assert outbound.trigger_ref == "order-9"
     assert [reply.choice for reply in outbound.replies] == ["Great"]
     assert [reaction.emoji for reaction in outbound.reactions] == ["👍"]
-    loose = parse_thread_item(
-        {"direction": "inbound", "wamid": "in.3", "type": "text", "text": "hi", "attributed": False}
-    )
+    loose = parse_thread_item(_inbound("in.3", text="hi", attributed=False, attribution="unattributed"))
     assert isinstance(loose, InboundMessage) and not loose.attributed
 
 
@@ -143,26 +160,45 @@ def test_conversation_and_supervisor_items_parse() -> None:
             "last_message_at": "2026-05-01T12:00:00+00:00",
             "unread": 2,
             "window_closes_at": None,
-            "last_message": "Hi",
+            "window_open": False,
         }
     )
-    assert conversation.contact.display_name == "+16505551234" and conversation.last_message == "Hi"
-    item = SupervisorItem.from_json(
+    assert conversation.contact.display_name == "+16505551234" and conversation.last_message is None
+    page = parse_supervisor_page(
         {
-            "key": "k",
-            "to": "+16505551234",
-            "state": "unknown",
-            "attempts": 1,
-            "reason": "unknown",
-            "name": "Ana",
-            "conversation_id": 3,
-            "age_seconds": 75.0,
-            "last_error": None,
-            "evidence": [{"wamid": "w", "status": "delivered", "occurred_at": "2026-05-01T12:00:00Z"}],
+            "items": [
+                {
+                    "key": "k",
+                    "to": "+16505551234",
+                    "purpose": "support",
+                    "state": "unknown",
+                    "wamid": None,
+                    "attempts": 1,
+                    "error": None,
+                    "created_at": "2026-05-01T11:58:45Z",
+                    "conversation_id": 3,
+                    "hold_reason": None,
+                    "body": "Your code is 123456",
+                    "reason": "unknown",
+                    "name": "Ana",
+                    "age_seconds": 75.0,
+                    "evidence": [
+                        {
+                            "wamid": "w",
+                            "status": "delivered",
+                            "callback_data": "k",
+                            "occurred_at": "2026-05-01T12:00:00Z",
+                            "received_at": "2026-05-01T12:00:01Z",
+                        }
+                    ],
+                }
+            ],
+            "next_cursor": None,
         }
     )
-    assert item.contact_name == "Ana" and item.conversation_id == 3
-    assert "delivered" in item.evidence[0]
+    item = page.items[0]
+    assert item.contact_name == "Ana" and item.conversation_id == 3 and item.age(NOW) == 75.0
+    assert "delivered" in evidence_text(item.evidence[0])
 
 
 def test_template_preview_fills_what_is_given_and_names_what_is_missing() -> None:
@@ -208,8 +244,15 @@ def test_the_runner_refuses_a_lambda_for_results(qtbot: Any) -> None:
 
 
 def _event(seq: int, at: datetime, key: str, state: str, previous: str) -> Event:
-    data = {"key": key, "state": state, "previous_state": previous, "conversation_id": 1}
-    return Event(seq=seq, type="message.state_changed", at=at, data=data)
+    return Event(
+        seq=seq,
+        type="message.state_changed",
+        at=at,
+        conversation_id=1,
+        key=key,
+        state=state,
+        previous_state=previous,
+    )
 
 
 def test_health_history_counts_sends_and_delivery_gaps_once() -> None:
@@ -235,10 +278,16 @@ def test_sign_in_is_remembered_privately(tmp_path: Any) -> None:
     assert path.stat().st_mode & 0o077 == 0
 
 
-def test_every_title_the_sender_records_without_a_code_has_words() -> None:
-    from backend.domain.outcomes import not_sent, unknown
-    from backend.outbox.sweepers import LEASE_EXPIRED_TITLE
-
-    for title in (not_sent("x").title, unknown("x").title, LEASE_EXPIRED_TITLE):
-        explained = plain_error(SendError(code=None, title=title, details=None))
-        assert explained != title, f"no words for the sender's error title {title!r}"
+@pytest.mark.parametrize(
+    "reason",
+    [
+        "no_answer_after_send",
+        "lease_expired",
+        "request_not_sent",
+        "accepted_without_message_id",
+        "payload_unsendable",
+    ],
+)
+def test_every_reason_of_our_own_sending_has_words(reason: str) -> None:
+    explained = plain_error(SendError(code=None, title="raw title", details=None, reason=reason))
+    assert explained and explained != "raw title", f"no words for the reason {reason!r}"

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 import httpx
 
+from ui.api.paths import api_path
 from ui.api.resources import (
     Conversation,
-    Event,
     EventBatch,
     Identity,
     InboundMessage,
@@ -19,17 +19,30 @@ from ui.api.resources import (
     SupervisorItem,
     TemplateInfo,
     ThreadItem,
+    WireFormatError,
     WorkItem,
-    parse_thread_item,
+    parse_conversation_page,
+    parse_error_answer,
+    parse_event_batch,
+    parse_health,
+    parse_identity,
+    parse_supervisor_page,
+    parse_templates,
+    parse_thread_page,
+    parse_work_queue_page,
 )
+
+R = TypeVar("R")
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 # A long poll may take `wait` seconds to answer; allow that plus a margin.
 LONG_POLL_MARGIN_SECONDS = 5.0
+# The code of an ApiError raised when an answer does not have the shape this client reads.
+BAD_RESPONSE = "bad_response"
 
 
 class ApiError(Exception):
-    """The backend answered with an error, or could not be reached (status 0)."""
+    """The backend refused, could not be reached (status 0), or answered in a shape it never sends."""
 
     def __init__(self, status: int, code: str, message: str) -> None:
         super().__init__(message)
@@ -60,16 +73,40 @@ class ApiClient:
         """Close the connection pool."""
         self._http.close()
 
-    def _request(
+    def _call(
         self,
         method: str,
         path: str,
+        parse: Callable[[Any], R],
         *,
         params: Mapping[str, Any] | None = None,
         json: Any = None,
         headers: Mapping[str, str] | None = None,
         timeout: httpx.Timeout | None = None,
-    ) -> Any:
+    ) -> R:
+        """Send one request and parse its body; every failure becomes an ApiError."""
+        return self._call_with_headers(
+            method,
+            path,
+            lambda body, _headers: parse(body),
+            params=params,
+            json=json,
+            headers=headers,
+            timeout=timeout,
+        )
+
+    def _call_with_headers(
+        self,
+        method: str,
+        path: str,
+        parse: Callable[[Any, httpx.Headers], R],
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: httpx.Timeout | None = None,
+    ) -> R:
+        """Send one request and parse its body and headers; every failure becomes an ApiError."""
         clean_params = {name: value for name, value in (params or {}).items() if value is not None}
         try:
             response = self._http.request(
@@ -84,47 +121,37 @@ class ApiClient:
             raise ApiError(
                 0, "unreachable", f"cannot reach the backend at {self.base_url}: {error}"
             ) from None
-        if response.status_code >= 400:
-            code, message = "http_error", f"HTTP {response.status_code}"
-            try:
-                body = response.json()
-                code = str(body["error"]["code"])
-                message = str(body["error"]["message"])
-            except (ValueError, KeyError, TypeError):
-                pass
-            raise ApiError(response.status_code, code, message)
-        if not response.content:
-            return {}
-        return response.json()
+        body: Any = None
+        problem = ""
+        try:
+            body = response.json()
+        except ValueError:
+            problem = "its body is not JSON"
+        try:
+            if problem:
+                raise WireFormatError(problem)
+            if response.status_code >= 400:
+                code, message = parse_error_answer(body)
+                raise ApiError(response.status_code, code, message)
+            return parse(body, response.headers)
+        except WireFormatError as error:
+            raise ApiError(
+                response.status_code,
+                BAD_RESPONSE,
+                f"The backend's answer to {method} {path} (HTTP {response.status_code}) is not one "
+                f"this client understands: {error}",
+            ) from None
 
     def health(self) -> bool:
         """Whether the backend and its database answer."""
         try:
-            self._request("GET", "/healthz")
+            return self._call("GET", api_path("healthz"), parse_health)
         except ApiError:
             return False
-        return True
 
     def identity(self) -> Identity:
-        """Who the token belongs to; name and role are None when the API cannot tell."""
-        try:
-            body = self._request("GET", "/v1/me")
-        except ApiError as error:
-            if error.status in (404, 405):
-                return Identity(name=None, role=None)
-            raise
-        user = body.get("user", body)
-        return Identity(name=user.get("name"), role=user.get("role"))
-
-    def is_supervisor(self) -> bool:
-        """Whether the supervisor queue is open to this token."""
-        try:
-            self._request("GET", "/v1/supervisor/queue", params={"limit": 1})
-        except ApiError as error:
-            if error.status in (403, 404):
-                return False
-            raise
-        return True
+        """Who the token belongs to."""
+        return self._call("GET", api_path("v1", "me"), parse_identity)
 
     def conversations(
         self,
@@ -136,40 +163,42 @@ class ApiClient:
         limit: int = 50,
     ) -> Page[Conversation]:
         """One page of conversations, newest activity first."""
-        body = self._request(
+        return self._call(
             "GET",
-            "/v1/conversations",
+            api_path("v1", "conversations"),
+            parse_conversation_page,
             params={"view": view, "window": window, "q": query or None, "cursor": cursor, "limit": limit},
         )
-        items = [Conversation.from_json(entry) for entry in body.get("conversations", [])]
-        return Page(items, body.get("next_cursor"))
 
     def conversation(self, conversation_id: int) -> Conversation:
         """One conversation."""
-        body = self._request("GET", f"/v1/conversations/{conversation_id}")
-        return Conversation.from_json(body.get("conversation", body))
+        return self._call("GET", api_path("v1", "conversations", conversation_id), Conversation.from_json)
 
     def thread(
         self, conversation_id: int, *, cursor: str | None = None, limit: int = 200
     ) -> Page[ThreadItem]:
         """One page of a conversation's thread in time order."""
-        body = self._request(
+        return self._call(
             "GET",
-            f"/v1/conversations/{conversation_id}/thread",
+            api_path("v1", "conversations", conversation_id, "thread"),
+            parse_thread_page,
             params={"cursor": cursor, "limit": limit},
         )
-        return Page([parse_thread_item(entry) for entry in body.get("messages", [])], body.get("next_cursor"))
 
-    def assign(self, conversation_id: int, user: str | None) -> Conversation | None:
+    def assign(self, conversation_id: int, user: str | None) -> Conversation:
         """Assign a conversation to a user (None to unassign)."""
-        body = self._request("POST", f"/v1/conversations/{conversation_id}/assign", json={"user": user})
-        conversation = body.get("conversation", body)
-        return Conversation.from_json(conversation) if "id" in conversation else None
+        return self._call(
+            "POST",
+            api_path("v1", "conversations", conversation_id, "assign"),
+            Conversation.from_json,
+            json={"user": user},
+        )
 
     def mark_read(self, conversation_id: int) -> Conversation:
         """Clear a conversation's unread count."""
-        body = self._request("POST", f"/v1/conversations/{conversation_id}/read")
-        return Conversation.from_json(body.get("conversation", body))
+        return self._call(
+            "POST", api_path("v1", "conversations", conversation_id, "read"), Conversation.from_json
+        )
 
     def reply(
         self,
@@ -181,60 +210,72 @@ class ApiClient:
     ) -> MessageStatus:
         """Send free text (window open) or a template in a conversation, once per key."""
         payload: dict[str, Any] = {"text": text} if template is None else {"template": dict(template)}
-        body = self._request(
+        return self._call(
             "POST",
-            f"/v1/conversations/{conversation_id}/reply",
+            api_path("v1", "conversations", conversation_id, "reply"),
+            MessageStatus.from_json,
             json=payload,
             headers={"Idempotency-Key": idempotency_key},
         )
-        return MessageStatus.from_json(body.get("message", body))
 
     def message(self, key: str) -> MessageStatus:
         """The state of one message."""
-        return MessageStatus.from_json(self._request("GET", f"/v1/messages/{key}"))
+        return self._call("GET", api_path("v1", "messages", key), MessageStatus.from_json)
 
     def work_queue(self, *, cursor: str | None = None, limit: int = 50) -> Page[WorkItem]:
         """One page of unattributed replies."""
-        body = self._request("GET", "/v1/work-queue", params={"cursor": cursor, "limit": limit})
-        return Page([WorkItem.from_json(entry) for entry in body.get("items", [])], body.get("next_cursor"))
+        return self._call(
+            "GET",
+            api_path("v1", "work-queue"),
+            parse_work_queue_page,
+            params={"cursor": cursor, "limit": limit},
+        )
 
-    def attribute(self, wamid: str, *, message_key: str | None = None, new_topic: bool = False) -> None:
-        """Link a reply to one of our messages, or mark it a new topic."""
+    def attribute(
+        self, wamid: str, *, message_key: str | None = None, new_topic: bool = False
+    ) -> InboundMessage:
+        """Link a reply to one of our messages, or mark it a new topic; the reply as now filed."""
         payload: dict[str, Any] = {"new_topic": True} if new_topic else {"message_key": message_key}
-        self._request("POST", f"/v1/inbound/{wamid}/attribute", json=payload)
+        return self._call(
+            "POST", api_path("v1", "inbound", wamid, "attribute"), InboundMessage.from_json, json=payload
+        )
 
     def supervisor_queue(self, *, cursor: str | None = None, limit: int = 50) -> Page[SupervisorItem]:
         """One page of unknown, stuck and held sends."""
-        body = self._request("GET", "/v1/supervisor/queue", params={"cursor": cursor, "limit": limit})
-        entries = body.get("items", body.get("messages", []))
-        return Page([SupervisorItem.from_json(entry) for entry in entries], body.get("next_cursor"))
+        return self._call(
+            "GET",
+            api_path("v1", "supervisor", "queue"),
+            parse_supervisor_page,
+            params={"cursor": cursor, "limit": limit},
+        )
 
-    def resolve(self, key: str, action: str) -> MessageStatus | None:
+    def resolve(self, key: str, action: str) -> MessageStatus:
         """Decide what happens to an unknown, stuck or held send: mark_sent, resend or cancel."""
-        body = self._request("POST", f"/v1/messages/{key}/resolve", json={"action": action})
-        message = body.get("message", body)
-        return MessageStatus.from_json(message) if "key" in message else None
+        return self._call(
+            "POST",
+            api_path("v1", "messages", key, "resolve"),
+            MessageStatus.from_json,
+            json={"action": action},
+        )
 
     def templates(self) -> list[TemplateInfo]:
         """The templates the business may send."""
-        body = self._request("GET", "/v1/templates")
-        return [TemplateInfo.from_json(entry) for entry in body.get("templates", [])]
+        return self._call("GET", api_path("v1", "templates"), parse_templates)
 
     def metrics(self) -> Metrics:
         """The five measures and the queue depth."""
-        return Metrics.from_json(self._request("GET", "/v1/metrics"))
+        return self._call("GET", api_path("v1", "metrics"), Metrics.from_json)
 
     def events(self, *, after: int, wait: float = 0, limit: int = 500) -> EventBatch:
         """Events after `after`, waiting up to `wait` seconds for one to appear."""
         timeout = httpx.Timeout(wait + LONG_POLL_MARGIN_SECONDS, connect=5.0)
-        body = self._request(
+        return self._call_with_headers(
             "GET",
-            "/v1/events",
+            api_path("v1", "events"),
+            lambda body, headers: parse_event_batch(body, headers.get("Retry-After")),
             params={"after": after, "wait": int(wait), "limit": limit},
             timeout=timeout,
         )
-        events = [Event.from_json(entry) for entry in body.get("events", [])]
-        return EventBatch(events, int(body.get("next", events[-1].seq if events else after)))
 
 
-__all__ = ["ApiClient", "ApiError", "InboundMessage"]
+__all__ = ["BAD_RESPONSE", "ApiClient", "ApiError", "InboundMessage"]

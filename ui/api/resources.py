@@ -1,8 +1,8 @@
-"""Typed resources of the backend's HTTP API, parsed from its JSON bodies."""
+"""The backend's wire format, parsed strictly into typed resources: the only code that knows its JSON."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
@@ -23,22 +23,162 @@ OUTBOUND_STATES = (
     "cancelled",
 )
 
+# Journal entry types the client reacts to.
+MESSAGE_STATE_CHANGED = "message.state_changed"
+MESSAGE_QUEUED = "message.queued"
+INBOUND_RECEIVED = "inbound.received"
+INBOUND_ATTRIBUTED = "inbound.attributed"
+CONVERSATION_ASSIGNED = "conversation.assigned"
+WINDOW_CLOSING = "window.closing"
+WINDOW_CLOSED = "window.closed"
+SUPERVISOR_DECISION = "supervisor.decision"
 
-def parse_time(value: object) -> datetime | None:
-    """An aware datetime from an ISO 8601 string, or None."""
-    if not isinstance(value, str) or not value:
-        return None
-    parsed = datetime.fromisoformat(value)
+
+class WireFormatError(ValueError):
+    """A body from the backend does not have the shape this client reads."""
+
+
+def _kind(value: object) -> str:
+    """The JSON name of a value's type, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__
+
+
+def _is_integer(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_time(value: object, where: str = "time") -> datetime:
+    """An aware datetime from the API's ISO 8601 text (always with a zone)."""
+    if not isinstance(value, str):
+        raise WireFormatError(f"{where} must be an ISO 8601 time, not {_kind(value)}")
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise WireFormatError(f"{where} is not an ISO 8601 time: {value!r}") from None
     if parsed.tzinfo is None:
-        # The API speaks UTC; a naive value is UTC without its suffix.
-        from datetime import UTC
-
-        parsed = parsed.replace(tzinfo=UTC)
+        raise WireFormatError(f"{where} has no time zone: {value!r}")
     return parsed
 
 
-def _text(value: object) -> str | None:
-    return None if value is None else str(value)
+class _Fields:
+    """The fields of one JSON object; every read checks presence and type and names the field on error."""
+
+    def __init__(self, body: object, where: str) -> None:
+        if not isinstance(body, Mapping):
+            raise WireFormatError(f"{where} must be an object, not {_kind(body)}")
+        self._body: Mapping[str, Any] = body
+        self.where = where
+
+    def _name(self, name: str) -> str:
+        return f"{self.where}.{name}"
+
+    def _get(self, name: str) -> Any:
+        if name not in self._body:
+            raise WireFormatError(f"{self._name(name)} is missing")
+        return self._body[name]
+
+    def _wrong(self, name: str, expected: str, value: object) -> WireFormatError:
+        return WireFormatError(f"{self._name(name)} must be {expected}, not {_kind(value)}")
+
+    def string(self, name: str) -> str:
+        """A required string."""
+        value = self._get(name)
+        if not isinstance(value, str):
+            raise self._wrong(name, "a string", value)
+        return value
+
+    def optional_string(self, name: str) -> str | None:
+        """A string or null (the field itself must be there)."""
+        value = self._get(name)
+        if value is not None and not isinstance(value, str):
+            raise self._wrong(name, "a string or null", value)
+        return value
+
+    def integer(self, name: str) -> int:
+        """A required whole number."""
+        value = self._get(name)
+        if not _is_integer(value):
+            raise self._wrong(name, "a whole number", value)
+        return int(value)
+
+    def optional_integer(self, name: str) -> int | None:
+        """A whole number or null."""
+        value = self._get(name)
+        if value is not None and not _is_integer(value):
+            raise self._wrong(name, "a whole number or null", value)
+        return None if value is None else int(value)
+
+    def optional_number(self, name: str) -> float | None:
+        """A number or null."""
+        value = self._get(name)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self._wrong(name, "a number or null", value)
+        return float(value)
+
+    def boolean(self, name: str) -> bool:
+        """A required true or false."""
+        value = self._get(name)
+        if not isinstance(value, bool):
+            raise self._wrong(name, "true or false", value)
+        return value
+
+    def time(self, name: str) -> datetime:
+        """A required ISO 8601 time."""
+        return parse_time(self._get(name), self._name(name))
+
+    def optional_time(self, name: str) -> datetime | None:
+        """An ISO 8601 time or null."""
+        value = self._get(name)
+        return None if value is None else parse_time(value, self._name(name))
+
+    def array(self, name: str) -> list[Any]:
+        """A required array."""
+        value = self._get(name)
+        if not isinstance(value, list):
+            raise self._wrong(name, "an array", value)
+        return value
+
+    def strings(self, name: str) -> tuple[str, ...]:
+        """A required array of strings."""
+        values = self.array(name)
+        for index, value in enumerate(values):
+            if not isinstance(value, str):
+                raise WireFormatError(f"{self._name(name)}[{index}] must be a string, not {_kind(value)}")
+        return tuple(values)
+
+    def nested(self, name: str) -> _Fields:
+        """A required object."""
+        return _Fields(self._get(name), self._name(name))
+
+    def optional_nested(self, name: str) -> _Fields | None:
+        """An object or null."""
+        value = self._get(name)
+        return None if value is None else _Fields(value, self._name(name))
+
+    def entries(self, name: str) -> list[_Fields]:
+        """A required array of objects."""
+        return [
+            _Fields(entry, f"{self._name(name)}[{index}]") for index, entry in enumerate(self.array(name))
+        ]
+
+    def counts(self, name: str) -> dict[str, int]:
+        """A required object of whole numbers."""
+        counts = self.nested(name)
+        return {key: counts.integer(key) for key in counts._body}
 
 
 @dataclass(frozen=True)
@@ -47,6 +187,11 @@ class Page(Generic[T]):
 
     items: list[T]
     next_cursor: str | None
+
+
+def _page(body: object, where: str, list_name: str, parse: Callable[[_Fields], T]) -> Page[T]:
+    fields = _Fields(body, where)
+    return Page([parse(entry) for entry in fields.entries(list_name)], fields.optional_string("next_cursor"))
 
 
 @dataclass(frozen=True)
@@ -63,11 +208,12 @@ class Contact:
         return self.name or self.number or (f"+{self.wa_id}" if self.wa_id else "unknown contact")
 
     @classmethod
-    def from_json(cls, body: Mapping[str, Any] | None) -> Contact:
-        """Parse a contact object."""
-        body = body or {}
+    def parse(cls, fields: _Fields) -> Contact:
+        """Read a contact object."""
         return cls(
-            wa_id=_text(body.get("wa_id")), number=_text(body.get("number")), name=_text(body.get("name"))
+            wa_id=fields.optional_string("wa_id"),
+            number=fields.optional_string("number"),
+            name=fields.optional_string("name"),
         )
 
 
@@ -84,41 +230,47 @@ class Conversation:
     last_message: str | None = None
 
     @classmethod
-    def from_json(cls, body: Mapping[str, Any]) -> Conversation:
-        """Parse a conversation object."""
-        last = body.get("last_message")
-        if isinstance(last, Mapping):
-            last = last.get("text") or last.get("body")
+    def parse(cls, fields: _Fields, *, listed: bool) -> Conversation:
+        """Read a conversation; only list entries carry the preview of the last message."""
         return cls(
-            id=int(body["id"]),
-            contact=Contact.from_json(body.get("contact")),
-            assignee=_text(body.get("assignee")),
-            last_message_at=parse_time(body.get("last_message_at")),
-            unread=int(body.get("unread") or 0),
-            window_closes_at=parse_time(body.get("window_closes_at")),
-            last_message=_text(last),
+            id=fields.integer("id"),
+            contact=Contact.parse(fields.nested("contact")),
+            assignee=fields.optional_string("assignee"),
+            last_message_at=fields.optional_time("last_message_at"),
+            unread=fields.integer("unread"),
+            window_closes_at=fields.optional_time("window_closes_at"),
+            last_message=fields.optional_string("last_message") if listed else None,
         )
+
+    @classmethod
+    def from_json(cls, body: object) -> Conversation:
+        """Parse one conversation as `GET /v1/conversations/{id}` answers it."""
+        return cls.parse(_Fields(body, "conversation"), listed=False)
 
 
 @dataclass(frozen=True)
 class SendError:
-    """Why Meta refused or failed a message."""
+    """Why a send failed or its outcome is unknown: Meta's code and words, and the backend's reason code."""
 
     code: int | None
     title: str | None
     details: str | None
+    reason: str
 
     @classmethod
-    def from_json(cls, body: object) -> SendError | None:
-        """Parse an error object, or None for null."""
-        if not isinstance(body, Mapping):
-            return None
-        raw_code = body.get("code")
-        try:
-            code = int(raw_code) if raw_code is not None else None
-        except (TypeError, ValueError):
-            code = None
-        return cls(code=code, title=_text(body.get("title")), details=_text(body.get("details")))
+    def parse(cls, fields: _Fields) -> SendError:
+        """Read an error object."""
+        return cls(
+            code=fields.optional_integer("code"),
+            title=fields.optional_string("title"),
+            details=fields.optional_string("details"),
+            reason=fields.string("reason"),
+        )
+
+
+def _send_error(fields: _Fields) -> SendError | None:
+    error = fields.optional_nested("error")
+    return None if error is None else SendError.parse(error)
 
 
 @dataclass(frozen=True)
@@ -131,7 +283,7 @@ class InboundMessage:
     choice: str | None
     context_id: str | None
     attributed: bool
-    received_at: datetime | None
+    received_at: datetime
     emoji: str | None = None
 
     @property
@@ -140,29 +292,25 @@ class InboundMessage:
         return self.type == "reaction"
 
     @classmethod
-    def from_json(cls, body: Mapping[str, Any]) -> InboundMessage:
-        """Parse an inbound message object."""
-        choice = body.get("choice_title") or body.get("choice")
-        if isinstance(choice, Mapping):
-            choice = choice.get("title") or choice.get("payload") or choice.get("id")
-        emoji = body.get("emoji")
-        reaction = body.get("reaction")
-        if emoji is None and isinstance(reaction, Mapping):
-            emoji = reaction.get("emoji")
-        elif emoji is None and isinstance(reaction, str):
-            emoji = reaction
-        if emoji is None and body.get("type") == "reaction":
-            emoji = body.get("text")
+    def parse(cls, fields: _Fields) -> InboundMessage:
+        """Read an inbound message; a button or list answer shows its title, else its id."""
+        choice_title = fields.optional_string("choice_title")
+        choice_id = fields.optional_string("choice")
         return cls(
-            wamid=str(body["wamid"]),
-            type=str(body.get("type") or "text"),
-            text=_text(body.get("text")),
-            choice=_text(choice),
-            context_id=_text(body.get("context_id")),
-            attributed=bool(body.get("attributed")),
-            received_at=parse_time(body.get("received_at")),
-            emoji=_text(emoji),
+            wamid=fields.string("wamid"),
+            type=fields.string("type"),
+            text=fields.optional_string("text"),
+            choice=choice_title if choice_title is not None else choice_id,
+            context_id=fields.optional_string("context_id"),
+            attributed=fields.boolean("attributed"),
+            received_at=fields.time("received_at"),
+            emoji=fields.optional_string("reaction"),
         )
+
+    @classmethod
+    def from_json(cls, body: object) -> InboundMessage:
+        """Parse one inbound message."""
+        return cls.parse(_Fields(body, "inbound message"))
 
 
 @dataclass(frozen=True)
@@ -172,31 +320,27 @@ class OutboundMessage:
     key: str
     wamid: str | None
     state: str
-    purpose: str | None
-    body: str | None
-    created_at: datetime | None
+    purpose: str
+    body: str
+    created_at: datetime
     trigger_ref: str | None = None
     error: SendError | None = None
     replies: tuple[InboundMessage, ...] = ()
     reactions: tuple[InboundMessage, ...] = ()
 
     @classmethod
-    def from_json(cls, body: Mapping[str, Any]) -> OutboundMessage:
-        """Parse an outbound message object with its nested replies."""
-        inbound = [InboundMessage.from_json(reply) for reply in body.get("replies") or []]
-        inbound += [InboundMessage.from_json(reaction) for reaction in body.get("reactions") or []]
-        text = body.get("body")
-        if isinstance(text, Mapping):
-            text = text.get("text") or text.get("body") or text.get("name")
+    def parse(cls, fields: _Fields) -> OutboundMessage:
+        """Read an outbound thread entry with its nested replies and reactions."""
+        inbound = [InboundMessage.parse(reply) for reply in fields.entries("replies")]
         return cls(
-            key=str(body["key"]),
-            wamid=_text(body.get("wamid")),
-            state=str(body.get("state") or "queued"),
-            purpose=_text(body.get("purpose")),
-            body=_text(text),
-            created_at=parse_time(body.get("created_at")),
-            trigger_ref=_text(body.get("trigger_ref")),
-            error=SendError.from_json(body.get("error")),
+            key=fields.string("key"),
+            wamid=fields.optional_string("wamid"),
+            state=fields.string("state"),
+            purpose=fields.string("purpose"),
+            body=fields.string("body"),
+            created_at=fields.time("created_at"),
+            trigger_ref=fields.optional_string("trigger_ref"),
+            error=_send_error(fields),
             replies=tuple(message for message in inbound if not message.is_reaction),
             reactions=tuple(message for message in inbound if message.is_reaction),
         )
@@ -205,11 +349,18 @@ class OutboundMessage:
 ThreadItem = OutboundMessage | InboundMessage
 
 
-def parse_thread_item(body: Mapping[str, Any]) -> ThreadItem:
+def _thread_item(fields: _Fields) -> ThreadItem:
+    direction = fields.string("direction")
+    if direction == "outbound":
+        return OutboundMessage.parse(fields)
+    if direction == "inbound":
+        return InboundMessage.parse(fields)
+    raise WireFormatError(f"{fields.where}.direction must be inbound or outbound, not {direction!r}")
+
+
+def parse_thread_item(body: object) -> ThreadItem:
     """An outbound or inbound top-level thread entry."""
-    if body.get("direction") == "outbound":
-        return OutboundMessage.from_json(body)
-    return InboundMessage.from_json(body)
+    return _thread_item(_Fields(body, "thread entry"))
 
 
 @dataclass(frozen=True)
@@ -217,25 +368,30 @@ class MessageStatus:
     """The state of one outbox message, as `GET /v1/messages/{key}` answers."""
 
     key: str
-    to: str | None
-    purpose: str | None
+    to: str
+    purpose: str
     state: str
     wamid: str | None
     attempts: int
     error: SendError | None
 
     @classmethod
-    def from_json(cls, body: Mapping[str, Any]) -> MessageStatus:
-        """Parse a message resource."""
+    def parse(cls, fields: _Fields) -> MessageStatus:
+        """Read a message resource."""
         return cls(
-            key=str(body["key"]),
-            to=_text(body.get("to")),
-            purpose=_text(body.get("purpose")),
-            state=str(body.get("state") or "queued"),
-            wamid=_text(body.get("wamid")),
-            attempts=int(body.get("attempts") or 0),
-            error=SendError.from_json(body.get("error")),
+            key=fields.string("key"),
+            to=fields.string("to"),
+            purpose=fields.string("purpose"),
+            state=fields.string("state"),
+            wamid=fields.optional_string("wamid"),
+            attempts=fields.integer("attempts"),
+            error=_send_error(fields),
         )
+
+    @classmethod
+    def from_json(cls, body: object) -> MessageStatus:
+        """Parse a message resource."""
+        return cls.parse(_Fields(body, "message"))
 
 
 @dataclass(frozen=True)
@@ -246,20 +402,36 @@ class WorkItem:
     conversation_id: int
     sender: str | None
     text: str | None
-    received_at: datetime | None
+    received_at: datetime
 
     @classmethod
-    def from_json(cls, body: Mapping[str, Any]) -> WorkItem:
-        """Parse a work-queue item."""
-        sender = body.get("from")
-        if isinstance(sender, Mapping):
-            sender = Contact.from_json(sender).display_name
+    def parse(cls, fields: _Fields) -> WorkItem:
+        """Read a work-queue item: the sender is the profile name, else the number or WhatsApp id."""
+        name, sender = fields.optional_string("name"), fields.optional_string("from")
         return cls(
-            wamid=str(body["wamid"]),
-            conversation_id=int(body["conversation_id"]),
-            sender=_text(body.get("name")) or _text(sender),
-            text=_text(body.get("text")),
-            received_at=parse_time(body.get("received_at")),
+            wamid=fields.string("wamid"),
+            conversation_id=fields.integer("conversation_id"),
+            sender=name or sender,
+            text=fields.optional_string("text"),
+            received_at=fields.time("received_at"),
+        )
+
+
+@dataclass(frozen=True)
+class StatusEvidence:
+    """A status webhook WhatsApp sent about a send that needs a decision."""
+
+    wamid: str
+    status: str
+    occurred_at: datetime
+
+    @classmethod
+    def parse(cls, fields: _Fields) -> StatusEvidence:
+        """Read one evidence entry."""
+        return cls(
+            wamid=fields.string("wamid"),
+            status=fields.string("status"),
+            occurred_at=fields.time("occurred_at"),
         )
 
 
@@ -268,77 +440,41 @@ class SupervisorItem:
     """A send that needs a supervisor's decision: unknown, stuck in sending, or held."""
 
     key: str
-    to: str | None
-    purpose: str | None
+    to: str
+    purpose: str
     state: str
     attempts: int
     error: SendError | None
-    age_seconds: float | None
-    evidence: tuple[str, ...]
+    evidence: tuple[StatusEvidence, ...]
+    reason: str
+    created_at: datetime
+    body: str
     hold_reason: str | None = None
-    body: str | None = None
     contact_name: str | None = None
     conversation_id: int | None = None
-    reason: str | None = None
-    created_at: datetime | None = None
 
-    def age(self, now: datetime) -> float | None:
-        """Seconds since the send was created (ticking), else the age the API reported."""
-        if self.created_at is not None:
-            return max(0.0, (now - self.created_at).total_seconds())
-        return self.age_seconds
+    def age(self, now: datetime) -> float:
+        """Seconds since the send was created (ticking while it is shown)."""
+        return max(0.0, (now - self.created_at).total_seconds())
 
     @classmethod
-    def from_json(cls, body: Mapping[str, Any]) -> SupervisorItem:
-        """Parse a supervisor-queue item; evidence may be text, a list or objects."""
-        raw_evidence = body.get("evidence")
-        evidence: list[str] = []
-        if isinstance(raw_evidence, str):
-            evidence.append(raw_evidence)
-        elif isinstance(raw_evidence, Mapping):
-            evidence.extend(f"{name}: {value}" for name, value in raw_evidence.items() if value is not None)
-        elif isinstance(raw_evidence, list):
-            for entry in raw_evidence:
-                if isinstance(entry, Mapping) and "status" in entry:
-                    evidence.append(_status_evidence(entry))
-                elif isinstance(entry, Mapping):
-                    evidence.append(", ".join(f"{name} {value}" for name, value in entry.items()))
-                else:
-                    evidence.append(str(entry))
-        error = body.get("last_error", body.get("error"))
-        age = body.get("age_seconds", body.get("age"))
-        contact = body.get("contact")
-        text = body.get("body")
-        if isinstance(text, Mapping):
-            text = text.get("text") or text.get("body") or text.get("name")
+    def parse(cls, fields: _Fields) -> SupervisorItem:
+        """Read a supervisor-queue item."""
         return cls(
-            key=str(body["key"]),
-            to=_text(body.get("to")),
-            purpose=_text(body.get("purpose")),
-            state=str(body.get("state") or "unknown"),
-            attempts=int(body.get("attempts") or 0),
-            error=SendError.from_json(error) if isinstance(error, Mapping) else None,
-            age_seconds=float(age) if isinstance(age, int | float) else None,
-            evidence=tuple(evidence),
-            hold_reason=_text(body.get("hold_reason")),
-            reason=_text(body.get("reason")),
-            created_at=parse_time(body.get("created_at")),
-            body=_text(text),
-            contact_name=(
-                Contact.from_json(contact).display_name
-                if isinstance(contact, Mapping)
-                else _text(body.get("name"))
-            ),
-            conversation_id=int(body["conversation_id"]) if body.get("conversation_id") is not None else None,
+            key=fields.string("key"),
+            to=fields.string("to"),
+            purpose=fields.string("purpose"),
+            state=fields.string("state"),
+            attempts=fields.integer("attempts"),
+            error=_send_error(fields),
+            evidence=tuple(StatusEvidence.parse(entry) for entry in fields.entries("evidence")),
+            reason=fields.string("reason"),
+            created_at=fields.time("created_at"),
+            body=fields.string("body"),
+            hold_reason=fields.optional_string("hold_reason"),
+            contact_name=fields.optional_string("name"),
+            conversation_id=fields.optional_integer("conversation_id"),
         )
-
-
-def _status_evidence(entry: Mapping[str, Any]) -> str:
-    """A status webhook seen for a send, as one line of evidence."""
-    moment = parse_time(entry.get("occurred_at") or entry.get("received_at"))
-    when = f" at {moment.astimezone().strftime('%H:%M:%S')}" if moment else ""
-    wamid = f" for {entry['wamid']}" if entry.get("wamid") else ""
-    return f"WhatsApp reported '{entry['status']}'{when}{wamid}"
 
 
 @dataclass(frozen=True)
@@ -360,17 +496,14 @@ class TemplateInfo:
         return text
 
     @classmethod
-    def from_json(cls, body: Mapping[str, Any]) -> TemplateInfo:
-        """Parse a template object."""
-        parameters = body.get("parameters") or []
-        if isinstance(parameters, int):
-            parameters = [f"parameter {number}" for number in range(1, parameters + 1)]
+    def parse(cls, fields: _Fields) -> TemplateInfo:
+        """Read a template object."""
         return cls(
-            name=str(body["name"]),
-            language=str(body.get("language") or "en"),
-            body=str(body.get("body") or ""),
-            parameters=tuple(str(name) for name in parameters),
-            buttons=tuple(str(title) for title in body.get("buttons") or []),
+            name=fields.string("name"),
+            language=fields.string("language"),
+            body=fields.string("body"),
+            parameters=fields.strings("parameters"),
+            buttons=fields.strings("buttons"),
         )
 
 
@@ -388,61 +521,151 @@ class Metrics:
     queue_depth: dict[str, int] = field(default_factory=dict)
 
     @classmethod
-    def from_json(cls, body: Mapping[str, Any]) -> Metrics:
+    def from_json(cls, body: object) -> Metrics:
         """Parse the metrics object."""
-        gap = body.get("sent_to_delivered_seconds") or {}
-
-        def number(value: object) -> float | None:
-            return float(value) if isinstance(value, int | float) else None
-
+        fields = _Fields(body, "metrics")
+        gap = fields.nested("sent_to_delivered_seconds")
         return cls(
-            sending_over_1m=int(body.get("sending_over_1m") or 0),
-            dedupe_rejections=int(body.get("dedupe_rejections") or 0),
-            duplicate_webhooks=int(body.get("duplicate_webhooks") or 0),
-            unattributed_inbound=int(body.get("unattributed_inbound") or 0),
-            webhook_parse_failures=int(body.get("webhook_parse_failures") or 0),
-            sent_to_delivered_p50=number(gap.get("p50")),
-            sent_to_delivered_p95=number(gap.get("p95")),
-            queue_depth={str(state): int(count) for state, count in (body.get("queue_depth") or {}).items()},
+            sending_over_1m=fields.integer("sending_over_1m"),
+            dedupe_rejections=fields.integer("dedupe_rejections"),
+            duplicate_webhooks=fields.integer("duplicate_webhooks"),
+            unattributed_inbound=fields.integer("unattributed_inbound"),
+            webhook_parse_failures=fields.integer("webhook_parse_failures"),
+            sent_to_delivered_p50=gap.optional_number("p50"),
+            sent_to_delivered_p95=gap.optional_number("p95"),
+            queue_depth=fields.counts("queue_depth"),
         )
 
 
 @dataclass(frozen=True)
 class Event:
-    """One journal entry from the live feed."""
+    """One journal entry from the live feed, with the facts the client reacts to read from its data."""
 
     seq: int
     type: str
-    at: datetime | None
-    data: dict[str, Any]
+    at: datetime
+    conversation_id: int | None = None
+    key: str | None = None
+    state: str | None = None
+    previous_state: str | None = None
+    attributed: bool | None = None
+    message_type: str | None = None
+    assignee: str | None = None
 
     @classmethod
-    def from_json(cls, body: Mapping[str, Any]) -> Event:
-        """Parse an event."""
-        return cls(
-            seq=int(body["seq"]),
-            type=str(body["type"]),
-            at=parse_time(body.get("at")),
-            data=dict(body.get("data") or {}),
-        )
+    def parse(cls, fields: _Fields) -> Event:
+        """Read an event; the data of the types the client knows is checked, other types pass as they are."""
+        seq, kind, at = fields.integer("seq"), fields.string("type"), fields.time("at")
+        data = fields.nested("data")
+        facts: dict[str, Any] = {}
+        if kind == MESSAGE_STATE_CHANGED:
+            facts = {
+                "key": data.string("key"),
+                "conversation_id": data.optional_integer("conversation_id"),
+                "state": data.string("state"),
+                "previous_state": data.string("previous_state"),
+            }
+        elif kind == MESSAGE_QUEUED:
+            facts = {
+                "key": data.string("key"),
+                "conversation_id": data.integer("conversation_id"),
+                "state": data.string("state"),
+            }
+        elif kind == INBOUND_RECEIVED:
+            facts = {
+                "conversation_id": data.integer("conversation_id"),
+                "attributed": data.boolean("attributed"),
+                "message_type": data.string("type"),
+            }
+        elif kind == INBOUND_ATTRIBUTED or kind in (WINDOW_CLOSING, WINDOW_CLOSED):
+            facts = {"conversation_id": data.integer("conversation_id")}
+        elif kind == CONVERSATION_ASSIGNED:
+            facts = {
+                "conversation_id": data.integer("conversation_id"),
+                "assignee": data.optional_string("assignee"),
+            }
+        elif kind == SUPERVISOR_DECISION:
+            facts = {"key": data.string("key")}
+        return cls(seq=seq, type=kind, at=at, **facts)
 
 
 @dataclass(frozen=True)
 class EventBatch:
-    """Events after a seq and the seq to ask after next time."""
+    """Events after a seq, the seq to ask after next time, and how long to wait before asking."""
 
     events: list[Event]
     next: int
+    # Seconds the server asked the client to wait (it had no free long-poll slot); 0 to ask again at once.
+    retry_after: float = 0.0
 
 
 @dataclass(frozen=True)
 class Identity:
     """Who the token belongs to."""
 
-    name: str | None
-    role: str | None
+    name: str
+    role: str
 
     @property
     def is_supervisor(self) -> bool:
         """Whether the user may use the supervisor queue."""
         return self.role == "supervisor"
+
+
+# -- whole answers, one function per route ------------------------------------------------------
+
+
+def parse_error_answer(body: object) -> tuple[str, str]:
+    """The code and message of an error answer `{"error": {"code", "message"}}`."""
+    error = _Fields(body, "error answer").nested("error")
+    return error.string("code"), error.string("message")
+
+
+def parse_health(body: object) -> bool:
+    """`GET /healthz`: whether the backend says it is well."""
+    return _Fields(body, "health").string("status") == "ok"
+
+
+def parse_identity(body: object) -> Identity:
+    """`GET /v1/me`."""
+    fields = _Fields(body, "identity")
+    return Identity(name=fields.string("name"), role=fields.string("role"))
+
+
+def parse_conversation_page(body: object) -> Page[Conversation]:
+    """`GET /v1/conversations`."""
+    return _page(
+        body, "conversation list", "conversations", lambda entry: Conversation.parse(entry, listed=True)
+    )
+
+
+def parse_thread_page(body: object) -> Page[ThreadItem]:
+    """`GET /v1/conversations/{id}/thread`."""
+    return _page(body, "thread", "messages", _thread_item)
+
+
+def parse_work_queue_page(body: object) -> Page[WorkItem]:
+    """`GET /v1/work-queue`."""
+    return _page(body, "work queue", "items", WorkItem.parse)
+
+
+def parse_supervisor_page(body: object) -> Page[SupervisorItem]:
+    """`GET /v1/supervisor/queue`."""
+    return _page(body, "supervisor queue", "items", SupervisorItem.parse)
+
+
+def parse_templates(body: object) -> list[TemplateInfo]:
+    """`GET /v1/templates`."""
+    return [TemplateInfo.parse(entry) for entry in _Fields(body, "template list").entries("templates")]
+
+
+def parse_event_batch(body: object, retry_after: str | None = None) -> EventBatch:
+    """`GET /v1/events`, with its Retry-After header (whole seconds) when the server sent one."""
+    fields = _Fields(body, "event feed")
+    if retry_after is not None and not (retry_after.isascii() and retry_after.isdigit()):
+        raise WireFormatError(f"the Retry-After header must be whole seconds, not {retry_after!r}")
+    return EventBatch(
+        [Event.parse(entry) for entry in fields.entries("events")],
+        fields.integer("next"),
+        retry_after=float(retry_after) if retry_after is not None else 0.0,
+    )

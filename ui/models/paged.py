@@ -10,6 +10,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistent
 
 from ui.api.client import ApiError
 from ui.api.resources import Page
+from ui.presentation import tooltip_text
 from ui.runner import BackgroundRunner
 
 T = TypeVar("T")
@@ -181,18 +182,16 @@ class PagedListModel(QAbstractListModel, Generic[T]):
         return 0 if parent.isValid() else len(self._items)
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        """The item (ItemRole) or its text (DisplayRole, AccessibleTextRole)."""
+        """The item (ItemRole), its text (DisplayRole, AccessibleTextRole) or that text as a tooltip."""
         if not index.isValid() or not 0 <= index.row() < len(self._items):
             return None
         item = self._items[index.row()]
         if role == ItemRole:
             return item
-        if role in (
-            Qt.ItemDataRole.DisplayRole,
-            Qt.ItemDataRole.AccessibleTextRole,
-            Qt.ItemDataRole.ToolTipRole,
-        ):
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
             return self.display_text(item)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return tooltip_text(self.display_text(item))
         return None
 
     def canFetchMore(self, parent: AnyIndex) -> bool:

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
@@ -23,6 +22,7 @@ from PySide6.QtWidgets import (
 from ui.api.client import ApiClient, ApiError
 from ui.api.resources import MessageStatus, TemplateInfo
 from ui.runner import BackgroundRunner
+from ui.views.plain_text import plain_label
 
 CLOSED_WINDOW_TEXT = (
     "The customer's 24-hour window is closed: free text cannot be sent. Pick a template below to reopen it."
@@ -60,7 +60,7 @@ class Composer(QWidget):
         self.send_button.setAccessibleName("Send reply")
         self.send_button.setObjectName("primary")
         self.send_button.clicked.connect(self.send)
-        self.status_label = QLabel("")
+        self.status_label = plain_label("")
         self.status_label.setObjectName("composerStatus")
         self.status_label.setWordWrap(True)
 
@@ -69,7 +69,7 @@ class Composer(QWidget):
         self.template_box.currentIndexChanged.connect(self._template_chosen)
         self.parameter_form = QFormLayout()
         self.parameter_fields: list[QLineEdit] = []
-        self.preview = QLabel("")
+        self.preview = plain_label("")
         self.preview.setObjectName("templatePreview")
         self.preview.setWordWrap(True)
         self.preview.setAccessibleName("Template preview")
@@ -82,7 +82,7 @@ class Composer(QWidget):
         template_layout = QVBoxLayout(template_page)
         template_layout.setContentsMargins(0, 0, 0, 0)
         picker_row = QHBoxLayout()
-        picker_row.addWidget(QLabel("Template"))
+        picker_row.addWidget(plain_label("Template"))
         picker_row.addWidget(self.template_box, 1)
         template_layout.addLayout(picker_row)
         template_layout.addLayout(self.parameter_form)
@@ -187,7 +187,7 @@ class Composer(QWidget):
                 field.setAccessibleName(f"Template value: {name}")
                 field.setPlaceholderText(name)
                 field.textChanged.connect(self._update_preview)
-                self.parameter_form.addRow(name.capitalize(), field)
+                self.parameter_form.addRow(plain_label(name.capitalize()), field)
                 self.parameter_fields.append(field)
         self._draft_changed()
         self._update_preview()

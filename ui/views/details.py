@@ -9,10 +9,11 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPush
 
 from ui.api.resources import Conversation, InboundMessage, OutboundMessage, ThreadItem
 from ui.presentation import plain_error, status_mark, window_text
+from ui.views.plain_text import plain_label
 
 
 def _label(name: str) -> QLabel:
-    label = QLabel("—")
+    label = plain_label("—")
     label.setWordWrap(True)
     label.setAccessibleName(name)
     label.setTextInteractionFlags(
@@ -43,10 +44,10 @@ class DetailsPane(QWidget):
         self.number_label = _label("Contact number")
         self.window_label = _label("Window state")
         self.assignee_label = _label("Assignee")
-        contact_form.addRow("Name", self.name_label)
-        contact_form.addRow("Number", self.number_label)
-        contact_form.addRow("Window", self.window_label)
-        contact_form.addRow("Assignee", self.assignee_label)
+        contact_form.addRow(plain_label("Name"), self.name_label)
+        contact_form.addRow(plain_label("Number"), self.number_label)
+        contact_form.addRow(plain_label("Window"), self.window_label)
+        contact_form.addRow(plain_label("Assignee"), self.assignee_label)
         self.assign_me_button = QPushButton("Assign to me")
         self.assign_me_button.setAccessibleName("Assign to me")
         self.assign_me_button.clicked.connect(self.assign_to_me_requested)
@@ -65,11 +66,11 @@ class DetailsPane(QWidget):
         self.state_label = _label("State")
         self.key_label = _label("Message key")
         self.error_label = _label("Error")
-        message_form.addRow("Purpose", self.purpose_label)
-        message_form.addRow("Trigger", self.trigger_label)
-        message_form.addRow("State", self.state_label)
-        message_form.addRow("Key", self.key_label)
-        message_form.addRow("Problem", self.error_label)
+        message_form.addRow(plain_label("Purpose"), self.purpose_label)
+        message_form.addRow(plain_label("Trigger"), self.trigger_label)
+        message_form.addRow(plain_label("State"), self.state_label)
+        message_form.addRow(plain_label("Key"), self.key_label)
+        message_form.addRow(plain_label("Problem"), self.error_label)
         self.link_button = QPushButton("Link to message…")
         self.link_button.setAccessibleName("Link reply to a message")
         self.link_button.clicked.connect(self._link_clicked)

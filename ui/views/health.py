@@ -14,6 +14,7 @@ from ui.api.client import ApiClient
 from ui.api.resources import OUTBOUND_STATES, Event, Metrics
 from ui.health import HealthHistory, Point, load_history
 from ui.runner import BackgroundRunner
+from ui.views.plain_text import plain_label
 
 METRICS_INTERVAL_MS = 5000
 CHART_INTERVAL_MS = 2000
@@ -29,12 +30,12 @@ MEASURES = (
 def _tile(title: str, hint: str) -> tuple[QFrame, QLabel]:
     frame = QFrame()
     frame.setObjectName("tile")
-    value = QLabel("—")
+    value = plain_label("—")
     value.setObjectName("tileValue")
     value.setAccessibleName(title)
-    caption = QLabel(title)
+    caption = plain_label(title)
     caption.setObjectName("tileTitle")
-    explanation = QLabel(hint)
+    explanation = plain_label(hint)
     explanation.setObjectName("tileHint")
     explanation.setWordWrap(True)
     layout = QVBoxLayout(frame)
@@ -131,9 +132,9 @@ class HealthView(QWidget):
         depth_layout = QGridLayout(depth_box)
         self.depth_labels: dict[str, QLabel] = {}
         for number, state in enumerate(OUTBOUND_STATES):
-            state_label = QLabel(state)
+            state_label = plain_label(state)
             state_label.setObjectName("depthName")
-            count = QLabel("0")
+            count = plain_label("0")
             count.setObjectName("depthValue")
             count.setAccessibleName(f"{state} messages")
             depth_layout.addWidget(state_label, 0, number, Qt.AlignmentFlag.AlignHCenter)

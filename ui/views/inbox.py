@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QInputDialog,
-    QLabel,
     QLineEdit,
     QListView,
     QPushButton,
@@ -31,6 +30,7 @@ from ui.views.composer import Composer
 from ui.views.delegates import ConversationDelegate, ThreadDelegate
 from ui.views.details import DetailsPane
 from ui.views.linking import LinkDialog
+from ui.views.plain_text import plain_label
 
 VIEWS = (("Mine", "mine"), ("Unassigned", "unassigned"), ("All", "all"))
 WINDOW_FILTERS = (("Any window", None), ("Window open", "open"), ("Window closed", "closed"))
@@ -107,7 +107,7 @@ class InboxView(QWidget):
 
         # -- middle: thread and composer --
         self.thread_model = ThreadModel(api, runner, self)
-        self.thread_header = QLabel("Select a conversation")
+        self.thread_header = plain_label("Select a conversation")
         self.thread_header.setObjectName("threadHeader")
         self.thread_view = QTreeView()
         self.thread_view.setObjectName("threadView")
@@ -308,10 +308,9 @@ class InboxView(QWidget):
         call = partial(self._api.assign, self._selected.id, user)
         self._runner.submit(call, self._assigned, self._action_failed)
 
-    def _assigned(self, conversation: Conversation | None) -> None:
-        if conversation is not None:
-            self._conversation_changed(conversation)
-            self.status_message.emit(f"Assigned to {conversation.assignee or 'nobody'}.")
+    def _assigned(self, conversation: Conversation) -> None:
+        self._conversation_changed(conversation)
+        self.status_message.emit(f"Assigned to {conversation.assignee or 'nobody'}.")
 
     def _action_failed(self, error: Exception) -> None:
         self.status_message.emit(error.message if isinstance(error, ApiError) else str(error))

@@ -11,16 +11,16 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
-    QLabel,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from ui.api.client import ApiClient, ApiError
-from ui.api.resources import OutboundMessage, Page, ThreadItem
+from ui.api.resources import InboundMessage, OutboundMessage, Page, ThreadItem
 from ui.presentation import short_time, status_mark
 from ui.runner import BackgroundRunner
+from ui.views.plain_text import plain_label
 
 RECENT_MESSAGES = 20
 
@@ -65,7 +65,7 @@ class LinkChooser(QWidget):
         self.new_topic_button = QPushButton("Mark as new topic")
         self.new_topic_button.setAccessibleName("Mark as new topic")
         self.new_topic_button.clicked.connect(self.mark_new_topic)
-        self.status_label = QLabel("")
+        self.status_label = plain_label("")
         self.status_label.setWordWrap(True)
         buttons = QHBoxLayout()
         buttons.addWidget(self.link_button)
@@ -73,7 +73,7 @@ class LinkChooser(QWidget):
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(QLabel("Recent messages to this customer"))
+        layout.addWidget(plain_label("Recent messages to this customer"))
         layout.addWidget(self.message_box)
         layout.addLayout(buttons)
         layout.addWidget(self.status_label)
@@ -131,14 +131,14 @@ class LinkChooser(QWidget):
         self._pending_key = ""
         self._submit(partial(self._api.attribute, self._wamid, new_topic=True))
 
-    def _submit(self, call: partial[None]) -> None:
+    def _submit(self, call: partial[InboundMessage]) -> None:
         assert self._runner is not None
         self.link_button.setEnabled(False)
         self.new_topic_button.setEnabled(False)
         self.status_label.setText("Saving…")
         self._runner.submit(call, self._on_attributed, self._on_failed)
 
-    def _on_attributed(self, _result: object) -> None:
+    def _on_attributed(self, _reply: InboundMessage) -> None:
         wamid = self._wamid or ""
         self.status_label.setText("Linked." if self._pending_key else "Marked as a new topic.")
         self._wamid = None
@@ -169,7 +169,7 @@ class LinkDialog(QDialog):
         self.setWindowTitle("Link reply to a message")
         self.chooser = LinkChooser(api, runner, self)
         self.chooser.attributed.connect(self.accept)
-        quote = QLabel(f"“{reply_text}”")
+        quote = plain_label(f"“{reply_text}”")
         quote.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         buttons.rejected.connect(self.reject)

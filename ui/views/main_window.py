@@ -6,14 +6,30 @@ from functools import partial
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QColor, QIcon, QKeySequence, QPainter, QPixmap, QShortcut
-from PySide6.QtWidgets import QLabel, QMainWindow, QSystemTrayIcon, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QMainWindow, QSystemTrayIcon, QTabWidget, QVBoxLayout, QWidget
 
 from ui.api.client import ApiClient
-from ui.api.resources import Conversation, Event, Identity, Page, TemplateInfo
+from ui.api.resources import (
+    CONVERSATION_ASSIGNED,
+    INBOUND_ATTRIBUTED,
+    INBOUND_RECEIVED,
+    MESSAGE_QUEUED,
+    MESSAGE_STATE_CHANGED,
+    SUPERVISOR_DECISION,
+    WINDOW_CLOSED,
+    WINDOW_CLOSING,
+    Conversation,
+    Event,
+    Identity,
+    Page,
+    TemplateInfo,
+)
 from ui.live import EventFeed
+from ui.presentation import notification_name
 from ui.runner import BackgroundRunner
 from ui.views.health import HealthView
 from ui.views.inbox import InboxView
+from ui.views.plain_text import plain_label
 from ui.views.supervisor import SupervisorView
 from ui.views.work_queue import WorkQueueView
 
@@ -78,7 +94,7 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(app_icon())
         self.resize(*DEFAULT_SIZE)
 
-        self.banner = QLabel("")
+        self.banner = plain_label("")
         self.banner.setObjectName("banner")
         self.banner.setAccessibleName("Connection status")
         self.banner.setWordWrap(True)
@@ -177,19 +193,11 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     def _identity_known(self, identity: Identity) -> None:
-        if identity.name is not None:
-            self._user_name = identity.name
-            self.inbox.set_user_name(identity.name)
-        if identity.role is None and self._api is not None and self._runner is not None:
-            # An older backend without /v1/me: ask the supervisor queue whether it lets us in.
-            self._runner.submit(self._api.is_supervisor, self._supervisor_known, self._probe_failed)
-        else:
-            self._supervisor_known(identity.is_supervisor)
-
-    def _supervisor_known(self, is_supervisor: bool) -> None:
-        self._is_supervisor = is_supervisor
-        self.tabs.setTabVisible(SUPERVISOR_TAB, is_supervisor)
-        if is_supervisor:
+        self._user_name = identity.name
+        self.inbox.set_user_name(identity.name)
+        self._is_supervisor = identity.is_supervisor
+        self.tabs.setTabVisible(SUPERVISOR_TAB, identity.is_supervisor)
+        if identity.is_supervisor:
             self.supervisor.start()
 
     def _templates_loaded(self, templates: list[TemplateInfo]) -> None:
@@ -268,47 +276,48 @@ class MainWindow(QMainWindow):
         selected = self.inbox.selected_conversation
         current = selected.id if selected else None
         for event in events:
-            data = event.data
-            conversation_id = data.get("conversation_id")
-            if event.type == "message.state_changed":
+            conversation_id = event.conversation_id
+            if event.type == MESSAGE_STATE_CHANGED:
                 # A message not loaded in the open thread shows its state when its page is fetched.
-                self.inbox.message_state_changed(str(data.get("key")), str(data.get("state")))
-                if (
-                    data.get("state") in _SUPERVISOR_STATES
-                    or data.get("previous_state") in _SUPERVISOR_STATES
-                ):
+                if event.key is not None and event.state is not None:
+                    self.inbox.message_state_changed(event.key, event.state)
+                if event.state in _SUPERVISOR_STATES or event.previous_state in _SUPERVISOR_STATES:
                     self._supervisor_timer.start()
-            elif event.type == "message.queued":
+            elif event.type == MESSAGE_QUEUED:
                 self._conversation_changed(conversation_id)
                 if conversation_id is not None and conversation_id == current:
                     self._thread_timer.start()
-            elif event.type == "inbound.received":
+            elif event.type == INBOUND_RECEIVED:
                 self._conversation_changed(conversation_id)
                 if conversation_id is not None and conversation_id == current:
                     self._thread_timer.start()
-                if not data.get("attributed"):
+                if not event.attributed:
                     self._work_queue_timer.start()
-                if conversation_id in self._my_conversations and data.get("type") != "reaction":
-                    self._notify_reply(int(conversation_id))
-            elif event.type == "inbound.attributed":
+                if (
+                    conversation_id is not None
+                    and conversation_id in self._my_conversations
+                    and event.message_type != "reaction"
+                ):
+                    self._notify_reply(conversation_id)
+            elif event.type == INBOUND_ATTRIBUTED:
                 self._work_queue_timer.start()
                 if conversation_id is not None and conversation_id == current:
                     self._thread_timer.start()
-            elif event.type == "conversation.assigned":
+            elif event.type == CONVERSATION_ASSIGNED:
                 self._conversation_changed(conversation_id)
                 if conversation_id is not None:
-                    if self._user_name is not None and data.get("assignee") == self._user_name:
-                        self._my_conversations.add(int(conversation_id))
+                    if self._user_name is not None and event.assignee == self._user_name:
+                        self._my_conversations.add(conversation_id)
                     else:
-                        self._my_conversations.discard(int(conversation_id))
-            elif event.type in ("window.closing", "window.closed"):
+                        self._my_conversations.discard(conversation_id)
+            elif event.type in (WINDOW_CLOSING, WINDOW_CLOSED):
                 self._conversation_changed(conversation_id)
-            elif event.type == "supervisor.decision":
+            elif event.type == SUPERVISOR_DECISION:
                 self._supervisor_timer.start()
         self.health.add_events(events)
 
-    def _conversation_changed(self, conversation_id: object) -> None:
-        if isinstance(conversation_id, int):
+    def _conversation_changed(self, conversation_id: int | None) -> None:
+        if conversation_id is not None:
             self._pending_conversations.add(conversation_id)
             if not self._conversation_timer.isActive():
                 self._conversation_timer.start()
@@ -332,7 +341,7 @@ class MainWindow(QMainWindow):
     def _notify_reply(self, conversation_id: int) -> None:
         row = self.inbox.conversations.row_of(conversation_id)
         conversation = self.inbox.conversations.item_at(row) if row is not None else None
-        name = conversation.contact.display_name if conversation else "a customer"
+        name = notification_name(conversation.contact) if conversation else "a customer"
         text = f"New reply from {name}"
         if self.tray is not None:
             self.tray.showMessage(

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLineEdit, QVBoxLayout, QWidget
 
 from ui.sign_in import SignIn
+from ui.views.plain_text import plain_label
 
 
 class SignInDialog(QDialog):
@@ -22,10 +23,10 @@ class SignInDialog(QDialog):
         self.name_field.setAccessibleName("Your user name")
         self.name_field.setPlaceholderText("as given to `inbox user add` (for Assign to me)")
         form = QFormLayout()
-        form.addRow("Backend URL", self.url_field)
-        form.addRow("API token", self.token_field)
-        form.addRow("Your user name", self.name_field)
-        hint = QLabel(
+        form.addRow(plain_label("Backend URL"), self.url_field)
+        form.addRow(plain_label("API token"), self.token_field)
+        form.addRow(plain_label("Your user name"), self.name_field)
+        hint = plain_label(
             "The token is printed once by `inbox user add NAME`. It is remembered on this computer."
         )
         hint.setWordWrap(True)

@@ -10,7 +10,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QLabel,
     QListView,
     QListWidget,
     QMessageBox,
@@ -24,14 +23,9 @@ from ui.api.client import ApiClient, ApiError
 from ui.api.resources import Conversation, MessageStatus, SupervisorItem
 from ui.models.paged import ItemRole
 from ui.models.supervisor import SupervisorQueueModel
-from ui.presentation import age_text, plain_error, status_mark
+from ui.presentation import age_text, evidence_text, plain_error, queue_reason_text, status_mark
 from ui.runner import BackgroundRunner
-
-REASONS = {
-    "unknown": "Unknown outcome: the send may or may not have reached the customer.",
-    "sending_past_lease": "Stuck in sending: the worker sending it stopped answering.",
-    "held": "Held: the customer's 24-hour window closed before it could be sent.",
-}
+from ui.views.plain_text import plain_label, plain_message_box
 
 
 def confirmation_text(action: str, customer: str, state: str) -> tuple[str, str]:
@@ -85,29 +79,32 @@ class SupervisorView(QWidget):
         self.list_view.setModel(self.model)
         self.list_view.selectionModel().selectionChanged.connect(self._selection_changed)
 
-        self.reason_label = QLabel("Select a send on the left.")
+        self.reason_label = plain_label("Select a send on the left.")
         self.reason_label.setWordWrap(True)
         self.reason_label.setObjectName("reason")
-        self.customer_label = QLabel("—")
-        self.purpose_label = QLabel("—")
-        self.state_label = QLabel("—")
-        self.attempts_label = QLabel("—")
-        self.age_label = QLabel("—")
-        self.error_label = QLabel("—")
+        self.customer_label = plain_label("—")
+        self.purpose_label = plain_label("—")
+        self.state_label = plain_label("—")
+        self.attempts_label = plain_label("—")
+        self.age_label = plain_label("—")
+        self.error_label = plain_label("—")
         self.error_label.setWordWrap(True)
-        self.body_label = QLabel("—")
+        self.body_label = plain_label("—")
         self.body_label.setWordWrap(True)
-        self.key_label = QLabel("—")
+        self.key_label = plain_label("—")
         self.key_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         form = QFormLayout()
-        form.addRow("Customer", self.customer_label)
-        form.addRow("Message", self.body_label)
-        form.addRow("Purpose", self.purpose_label)
-        form.addRow("State", self.state_label)
-        form.addRow("Attempts", self.attempts_label)
-        form.addRow("Age", self.age_label)
-        form.addRow("Last error", self.error_label)
-        form.addRow("Key", self.key_label)
+        for title, label in (
+            ("Customer", self.customer_label),
+            ("Message", self.body_label),
+            ("Purpose", self.purpose_label),
+            ("State", self.state_label),
+            ("Attempts", self.attempts_label),
+            ("Age", self.age_label),
+            ("Last error", self.error_label),
+            ("Key", self.key_label),
+        ):
+            form.addRow(plain_label(title), label)
         self.evidence_list = QListWidget()
         self.evidence_list.setAccessibleName("Evidence")
         self.mark_sent_button = QPushButton("Mark sent")
@@ -129,7 +126,7 @@ class SupervisorView(QWidget):
         detail_layout = QVBoxLayout(detail_box)
         detail_layout.addWidget(self.reason_label)
         detail_layout.addLayout(form)
-        detail_layout.addWidget(QLabel("Evidence"))
+        detail_layout.addWidget(plain_label("Evidence"))
         detail_layout.addWidget(self.evidence_list, 1)
         detail_layout.addLayout(buttons)
         splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -195,7 +192,7 @@ class SupervisorView(QWidget):
             ):
                 label.setText("—")
             return
-        self.reason_label.setText(REASONS.get(item.reason or item.state, item.state))
+        self.reason_label.setText(queue_reason_text(item.reason))
         self.customer_label.setText(self.customer_name(item))
         self.purpose_label.setText(item.purpose or "—")
         mark = status_mark(item.state)
@@ -206,7 +203,7 @@ class SupervisorView(QWidget):
         self.error_label.setText(plain_error(item.error) or "—")
         self.key_label.setText(item.key)
         if item.evidence:
-            self.evidence_list.addItems(list(item.evidence))
+            self.evidence_list.addItems([evidence_text(evidence) for evidence in item.evidence])
         else:
             self.evidence_list.addItem("No status from WhatsApp for this send yet.")
         if (
@@ -241,7 +238,7 @@ class SupervisorView(QWidget):
             return
         self._pending_action = action
         title, text = confirmation_text(action, self.customer_name(self._selected), self._selected.state)
-        self.confirmation = QMessageBox(QMessageBox.Icon.Warning, title, text, parent=self)
+        self.confirmation = plain_message_box(QMessageBox.Icon.Warning, title, text, parent=self)
         self.confirmation.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
         self.confirmation.setDefaultButton(QMessageBox.StandardButton.No)
         self.confirmation.finished.connect(self._confirmation_finished)
@@ -255,10 +252,9 @@ class SupervisorView(QWidget):
         call = partial(self._api.resolve, self._selected.key, self._pending_action)
         self._runner.submit(call, self._on_resolved, self._on_failed)
 
-    def _on_resolved(self, message: MessageStatus | None) -> None:
-        if message is not None:
-            self.model.remove_key(message.key)
-            self.status_message.emit(f"Recorded: {message.key} is now {message.state}.")
+    def _on_resolved(self, message: MessageStatus) -> None:
+        self.model.remove_key(message.key)
+        self.status_message.emit(f"Recorded: {message.key} is now {message.state}.")
         self.resolved.emit(message)
         self.refresh()
 

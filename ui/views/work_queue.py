@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from PySide6.QtCore import QItemSelection, Qt, Signal
-from PySide6.QtWidgets import QGroupBox, QLabel, QListView, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGroupBox, QListView, QSplitter, QVBoxLayout, QWidget
 
 from ui.api.client import ApiClient
 from ui.api.resources import WorkItem
@@ -14,6 +14,7 @@ from ui.models.work_queue import WorkQueueModel
 from ui.presentation import short_time
 from ui.runner import BackgroundRunner
 from ui.views.linking import LinkChooser
+from ui.views.plain_text import plain_label
 
 
 class WorkQueueView(QWidget):
@@ -38,10 +39,10 @@ class WorkQueueView(QWidget):
         self.list_view.selectionModel().selectionChanged.connect(self._selection_changed)
         self.model.modelReset.connect(self._nothing_selected)
 
-        self.reply_label = QLabel("Select a reply on the left.")
+        self.reply_label = plain_label("Select a reply on the left.")
         self.reply_label.setObjectName("quote")
         self.reply_label.setWordWrap(True)
-        self.from_label = QLabel("")
+        self.from_label = plain_label("")
         self.chooser = LinkChooser(api, runner)
         self.chooser.attributed.connect(self._placed)
         detail_box = QGroupBox("Reply")
@@ -51,7 +52,7 @@ class WorkQueueView(QWidget):
         detail_layout.addSpacing(12)
         detail_layout.addWidget(self.chooser)
         detail_layout.addStretch(1)
-        explanation = QLabel(
+        explanation = plain_label(
             "These replies did not quote one of our messages, so nobody knows yet what they answer. "
             "Link each one to the message it answers, or mark it as a new topic."
         )
