@@ -5,8 +5,10 @@ from __future__ import annotations
 import ipaddress
 import logging
 import threading
+import time
 from typing import Any
 
+from waitress import wasyncore
 from waitress.server import create_server
 
 from backend.web.factory import MAX_WEBHOOK_BYTES, InboxApp
@@ -48,6 +50,7 @@ class HttpServer:
         The product's app is told to let no more than `long_poll_slots` long-polls wait at once, so
         however many desks wait on GET /v1/events, `threads` threads stay free for everything else.
         """
+        self._app = app
         if isinstance(app, InboxApp):
             app.limit_long_polls(long_poll_slots)
         self._server = create_server(
@@ -85,7 +88,29 @@ class HttpServer:
             # Closing the listening socket from stop() ends the loop with EBADF; that is a stop.
             log.debug("http server on port %s stopped", self.port)
 
+    def long_polls_waiting(self) -> int:
+        """How many long-polls wait for events now (0 for an app other than the product's)."""
+        return self._app.long_polls_waiting() if isinstance(self._app, InboxApp) else 0
+
+    def _wait_for_answers_sent(self, deadline: float) -> None:
+        """Give the serving loop until `deadline` to send what finished requests have written."""
+        while time.monotonic() < deadline and any(
+            getattr(channel, "total_outbufs_len", 0) for channel in list(self._server._map.values())
+        ):
+            time.sleep(0.01)
+
     def stop(self, timeout: float = 5.0) -> None:
-        """Stop accepting connections and wait for the serving thread to end."""
+        """Stop accepting connections, let requests in progress finish, then close every connection."""
+        deadline = time.monotonic() + timeout
+        # No new connection while the rest winds down (the serving loop reads this flag).
+        self._server.accepting = False
+        if isinstance(self._app, InboxApp):
+            self._app.end_long_polls()
+        # Worker threads answer through the server's trigger; closing it under a thread still
+        # answering fails that answer (EBADF), so the threads end before anything else is closed.
+        remaining = max(deadline - time.monotonic(), 0.0)
+        self._server.task_dispatcher.shutdown(cancel_pending=True, timeout=remaining)
+        self._wait_for_answers_sent(deadline)
         self._server.close()
-        self._thread.join(timeout)
+        wasyncore.close_all(self._server._map)
+        self._thread.join(max(deadline - time.monotonic(), 0.1))

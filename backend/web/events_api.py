@@ -15,6 +15,7 @@ from backend.journal import entries_after
 from backend.web.common import iso, page_limit, query_int, require_token
 from backend.web.errors import ApiError
 from backend.web.factory import web_context
+from backend.web.long_polls import LongPollSlots
 
 MAX_WAIT_SECONDS = 30
 # Other processes (workers on PostgreSQL) cannot wake us, so look at the journal this often too.
@@ -99,13 +100,13 @@ def get_events() -> Response:
         response.headers["Retry-After"] = str(OVER_CAPACITY_RETRY_AFTER_SECONDS)
         return response
     try:
-        return jsonify(_page(after, limit, wait))
+        return jsonify(_page(after, limit, wait, slots))
     finally:
         slots.give_back()
 
 
-def _page(after: int, limit: int, wait: float) -> dict[str, Any]:
-    """Entries after `after`, waiting up to `wait` seconds for the first one."""
+def _page(after: int, limit: int, wait: float, slots: LongPollSlots | None = None) -> dict[str, Any]:
+    """Entries after `after`, waiting up to `wait` seconds for the first one (less if the server stops)."""
     database = web_context().database
     deadline = time.monotonic() + wait
     while True:
@@ -114,7 +115,7 @@ def _page(after: int, limit: int, wait: float) -> dict[str, Any]:
         with database.reader() as session:
             entries = [_entry(entry) for entry in entries_after(session, after, limit)]
         remaining = deadline - time.monotonic()
-        if entries or remaining <= 0:
+        if entries or remaining <= 0 or (slots is not None and slots.closing):
             break
         signal.wait(generation, min(remaining, DATABASE_POLL_SECONDS))
     next_seq = entries[-1]["seq"] if entries else after

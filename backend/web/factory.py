@@ -49,6 +49,18 @@ class InboxApp(Flask):
         assert isinstance(context, WebContext)
         context.long_polls = LongPollSlots(slots)
 
+    def long_polls_waiting(self) -> int:
+        """How many long-polls hold a slot now."""
+        context = self.extensions["inbox"]
+        assert isinstance(context, WebContext)
+        return context.long_polls.taken
+
+    def end_long_polls(self) -> None:
+        """Answer every waiting long-poll now and let none wait again: the server is stopping."""
+        context = self.extensions["inbox"]
+        assert isinstance(context, WebContext)
+        context.long_polls.close()
+
 
 def create_app(
     database: Database, settings: Settings, *, long_poll_slots: int = LONG_POLL_SLOTS, **services: Any

@@ -17,6 +17,16 @@ class LongPollSlots:
         self.limit = limit
         self._lock = threading.Lock()
         self._taken = 0
+        self._closing = threading.Event()
+
+    @property
+    def closing(self) -> bool:
+        """Whether the server is stopping: waiting long-polls answer now and no new one waits."""
+        return self._closing.is_set()
+
+    def close(self) -> None:
+        """Let every waiting long-poll answer with what it has, so a stopping server frees its threads."""
+        self._closing.set()
 
     @property
     def taken(self) -> int:
@@ -27,7 +37,7 @@ class LongPollSlots:
     def try_take(self) -> bool:
         """Take a slot if one is free; False at once when all are taken."""
         with self._lock:
-            if self._taken >= self.limit:
+            if self._taken >= self.limit or self._closing.is_set():
                 return False
             self._taken += 1
             return True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -118,3 +119,42 @@ def test_concurrent_refused_requests_release_their_key_without_errors(api: Api, 
     assert {status for status, _ in statuses} == {409}
     assert {code for _, code in statuses} <= {"window_closed", "idempotency_in_progress"}
     assert any(code == "window_closed" for _, code in statuses)
+
+
+@pytest.mark.timeout(60)
+def test_stop_answers_waiting_long_polls_and_ends_within_its_timeout(api: Api) -> None:
+    server = HttpServer(api.app, "127.0.0.1", 0).start()
+    answers: list[httpx.Response] = []
+    started = threading.Barrier(5)
+
+    def long_poll() -> None:
+        with httpx.Client(base_url=server.url, timeout=40) as client:
+            started.wait()
+            answers.append(
+                client.get(
+                    "/v1/events",
+                    params={"after": 10**9, "wait": 30},
+                    headers={"Authorization": f"Bearer {api.agent_token}"},
+                )
+            )
+
+    pollers = [threading.Thread(target=long_poll) for _ in range(4)]
+    for poller in pollers:
+        poller.start()
+    started.wait()
+    # Let every long-poll reach its wait.
+    deadline = time.monotonic() + 5
+    while server.long_polls_waiting() < 4 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert server.long_polls_waiting() == 4
+
+    began = time.monotonic()
+    server.stop(timeout=5)
+    took = time.monotonic() - began
+    for poller in pollers:
+        poller.join(5)
+
+    # Each waiting desk got its (empty) page instead of a broken connection, well before 30 s.
+    assert [answer.status_code for answer in answers] == [200] * 4
+    assert all(answer.json() == {"events": [], "next": 10**9} for answer in answers)
+    assert took < 3
