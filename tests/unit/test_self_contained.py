@@ -11,7 +11,9 @@ ROOT = Path(__file__).resolve().parents[2]
 CONFORMANCE = ROOT / "tests" / "conformance"
 SOURCE_FOLDERS = ("app", "backend", "ui", "resources", "tests", "bench")
 # Paths that only exist on a development machine, next to the checkout rather than inside it.
-OUTSIDE_PATHS = re.compile(r"""/work/|\.\./shared|["']shared["']\s*/|/\s*["']shared["']""")
+OUTSIDE_PATHS = re.compile(
+    r"""/work/|\.\./shared|parents\[\d+\]\s*/\s*["']shared["']|["']shared["']\s*/\s*["'](conformance|seeds|reference)"""
+)
 
 
 def _python_files() -> list[Path]:
