@@ -334,6 +334,13 @@ def test_an_agent_sees_no_supervisor_tab_and_mine_lists_their_conversations(
     with qtbot.waitSignal(window.inbox.conversations.loaded, timeout=10_000):
         qtbot.mouseClick(mine_button, Qt.MouseButton.LeftButton)
     assert window.inbox.conversations.row_of(conversation_id) is not None
+    # An agent never sees "Assign to…" (it needs a supervisor); their own conversation can go back.
+    details = window.inbox.details
+    assert not details.assign_other_button.isVisible()
+    assert details.assign_me_button.text() == "Give back"
+    qtbot.mouseClick(details.assign_me_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: details.assignee_label.text() == "nobody", timeout=10_000)
+    assert details.assign_me_button.text() == "Assign to me"
     window.stop()
     api.close()
 

@@ -291,3 +291,46 @@ def test_sign_in_is_remembered_privately(tmp_path: Any) -> None:
 def test_every_reason_of_our_own_sending_has_words(reason: str) -> None:
     explained = plain_error(SendError(code=None, title="raw title", details=None, reason=reason))
     assert explained and explained != "raw title", f"no words for the reason {reason!r}"
+
+
+def _assigned_to(assignee: str | None) -> Conversation:
+    return Conversation.from_json(
+        {
+            "id": 7,
+            "contact": {"wa_id": "16505551234", "number": "+16505551234", "name": "Ana"},
+            "assignee": assignee,
+            "last_message_at": "2026-05-01T11:00:00Z",
+            "unread": 0,
+            "window_closes_at": None,
+            "window_open": False,
+            "last_message": "hi",
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("is_supervisor", "assignee", "expected"),
+    [
+        (False, None, ("Assign to me", True, False)),
+        (False, "sam", ("Give back", True, False)),
+        (False, "dana", ("Assign to me", False, False)),
+        (True, "sam", ("Assign to me", True, True)),
+        (True, "dana", ("Give back", True, True)),
+    ],
+)
+def test_assignment_buttons_offer_what_the_role_may_do(
+    qtbot: Any, is_supervisor: bool, assignee: str | None, expected: tuple[str, bool, bool]
+) -> None:
+    from ui.views.details import DetailsPane
+
+    text, may_take, may_assign_others = expected
+
+    details = DetailsPane()
+    qtbot.addWidget(details)
+    details.set_user("dana" if is_supervisor else "sam", is_supervisor=is_supervisor)
+    details.show_conversation(_assigned_to(assignee))
+    assert details.assign_me_button.text() == text
+    assert details.assign_me_button.isEnabled() == may_take
+    assert details.assign_other_button.isVisibleTo(details) == may_assign_others
+    if not may_take:
+        assert "a supervisor can reassign it" in details.assign_me_button.toolTip()

@@ -8,7 +8,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ui.api.resources import Conversation, InboundMessage, OutboundMessage, ThreadItem
-from ui.presentation import plain_error, status_mark, window_text
+from ui.presentation import plain_error, status_mark, tooltip_text, window_text
 from ui.views.plain_text import plain_label
 
 
@@ -25,7 +25,7 @@ def _label(name: str) -> QLabel:
 class DetailsPane(QWidget):
     """Facts about the selected conversation and message, and the assignment buttons."""
 
-    # The agent asked to take the conversation.
+    # The agent asked to take the conversation, or to give it back when it is theirs.
     assign_to_me_requested = Signal()
     # The agent asked to give the conversation to someone else.
     assign_to_other_requested = Signal()
@@ -37,6 +37,9 @@ class DetailsPane(QWidget):
         self.setObjectName("details")
         self._conversation: Conversation | None = None
         self._message: ThreadItem | None = None
+        self._user_name: str | None = None
+        # Agents take unassigned conversations and give back their own; the rest needs a supervisor.
+        self._is_supervisor = False
 
         contact_box = QGroupBox("Contact")
         contact_form = QFormLayout(contact_box)
@@ -54,6 +57,8 @@ class DetailsPane(QWidget):
         self.assign_other_button = QPushButton("Assign to…")
         self.assign_other_button.setAccessibleName("Assign to someone else")
         self.assign_other_button.clicked.connect(self.assign_to_other_requested)
+        # Shown once the backend says the user is a supervisor.
+        self.assign_other_button.setVisible(False)
         buttons = QHBoxLayout()
         buttons.addWidget(self.assign_me_button)
         buttons.addWidget(self.assign_other_button)
@@ -83,12 +88,41 @@ class DetailsPane(QWidget):
         self.show_conversation(None)
         self.show_message(None)
 
+    def set_user(self, name: str | None, *, is_supervisor: bool) -> None:
+        """Who is signed in, which decides the assignment buttons a user may use."""
+        self._user_name = name
+        self._is_supervisor = is_supervisor
+        self.assign_other_button.setVisible(is_supervisor)
+        self.show_conversation(self._conversation)
+
+    @property
+    def holds_selected(self) -> bool:
+        """Whether the shown conversation is assigned to the signed-in user."""
+        conversation = self._conversation
+        return (
+            conversation is not None
+            and self._user_name is not None
+            and (conversation.assignee == self._user_name)
+        )
+
+    def _show_assignment_buttons(self, conversation: Conversation | None) -> None:
+        mine = self.holds_selected
+        self.assign_me_button.setText("Give back" if mine else "Assign to me")
+        self.assign_me_button.setAccessibleName("Give the conversation back" if mine else "Assign to me")
+        held_by_other = conversation is not None and conversation.assignee not in (None, self._user_name)
+        may_take = conversation is not None and (self._is_supervisor or not held_by_other)
+        self.assign_me_button.setEnabled(may_take)
+        self.assign_me_button.setToolTip(
+            tooltip_text(f"Assigned to {conversation.assignee}: a supervisor can reassign it.")
+            if conversation is not None and held_by_other and not self._is_supervisor
+            else ""
+        )
+        self.assign_other_button.setEnabled(conversation is not None and self._is_supervisor)
+
     def show_conversation(self, conversation: Conversation | None) -> None:
         """Show a conversation's contact, window and assignee."""
         self._conversation = conversation
-        enabled = conversation is not None
-        self.assign_me_button.setEnabled(enabled)
-        self.assign_other_button.setEnabled(enabled)
+        self._show_assignment_buttons(conversation)
         if conversation is None:
             for label in (self.name_label, self.number_label, self.window_label, self.assignee_label):
                 label.setText("—")

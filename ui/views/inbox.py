@@ -153,9 +153,10 @@ class InboxView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
 
-    def set_user_name(self, name: str) -> None:
-        """The signed-in user's name, as the backend knows it (for Assign to me and Mine)."""
+    def set_user(self, name: str | None, *, is_supervisor: bool) -> None:
+        """The signed-in user's name and role, as the backend knows them (for assignment and Mine)."""
         self._user_name = name
+        self.details.set_user(name, is_supervisor=is_supervisor)
 
     # -- loading and filters -----------------------------------------------------------------
     def start(self) -> None:
@@ -286,11 +287,11 @@ class InboxView(QWidget):
 
     # -- assignment and linking --------------------------------------------------------------
     def assign_to_me(self) -> None:
-        """Take the selected conversation."""
+        """Take the selected conversation, or give it back when it is already ours."""
         if self._user_name is None:
-            self.status_message.emit("Your user name is not known: use Assign to… and type it.")
+            self.status_message.emit("Your user name is not known yet: try again in a moment.")
             return
-        self._assign(self._user_name)
+        self._assign(None if self.details.holds_selected else self._user_name)
 
     def assign_to_other(self) -> None:
         """Give the selected conversation to another user, by name."""

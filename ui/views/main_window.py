@@ -194,8 +194,8 @@ class MainWindow(QMainWindow):
 
     def _identity_known(self, identity: Identity) -> None:
         self._user_name = identity.name
-        self.inbox.set_user_name(identity.name)
         self._is_supervisor = identity.is_supervisor
+        self.inbox.set_user(identity.name, is_supervisor=identity.is_supervisor)
         self.tabs.setTabVisible(SUPERVISOR_TAB, identity.is_supervisor)
         if identity.is_supervisor:
             self.supervisor.start()
