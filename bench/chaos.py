@@ -32,7 +32,7 @@ from backend.domain.messages import TemplateRequest
 from backend.outbox.enqueue import MessageRequest, enqueue
 from backend.settings import load_settings
 from backend.templates import load_templates
-from bench.harness import Rig, SendRecord, Verdict, keys_for, run_in_background
+from bench.harness import FAST_SETTINGS, Rig, SendRecord, Verdict, keys_for, run_in_background
 
 
 @dataclass
@@ -291,12 +291,13 @@ def stop_under_backlog(url: str, workdir: Path, sizes: Sizes) -> Result:
     """Scenario 5: SIGTERM every process with a backlog and calls in flight; each exits within 10 s and
     nothing is left `sending`; then a restart drains the rest without a duplicate."""
     postgres = dialect_of(url) == "postgresql"
-    # A low send rate and slow answers, so a backlog is left and calls are mid-air at the stop.
+    # A low send rate and slow answers, so a backlog is left and calls are mid-air at the stop: 200 rows
+    # at 20/s outlast starting three processes on a busy machine (at 50/s a loaded run drained them).
     rig = Rig(
         url,
         workdir,
         sandbox_options={"latency_ms": 1000.0},
-        settings={"INBOX_READ_TIMEOUT_SECONDS": "2", "INBOX_SEND_RATE": "50"},
+        settings={"INBOX_READ_TIMEOUT_SECONDS": "2", "INBOX_SEND_RATE": "20"},
     )
     try:
         enqueue_backlog(rig, "stop", sizes.backlog)
@@ -316,6 +317,8 @@ def stop_under_backlog(url: str, workdir: Path, sizes: Sizes) -> Result:
             )
         rig.processes.clear()
         rig.sandbox.set_faults(latency_ms=0.0)
+        # The restart drains at the usual pace: the low rate only had to keep a backlog at the stop.
+        rig.settings["INBOX_SEND_RATE"] = FAST_SETTINGS["INBOX_SEND_RATE"]
         rig.start_serve()
         rig.last_restart = time.monotonic()
         record = SendRecord(acknowledged={f"stop-{i}" for i in range(sizes.backlog)})
