@@ -20,6 +20,7 @@ from pathlib import Path
 
 import httpx
 
+from app.composition import build_parts
 from app.http_server import HttpServer
 from backend.database import Database, create_database, upgrade_database
 from backend.outbox.enqueue import MessageRequest, enqueue
@@ -138,7 +139,7 @@ def main() -> None:
     with database.transaction() as session:
         token = create_user(session, f"bench-{time.time_ns()}", "agent", datetime.now(UTC))
     settings = load_settings(environ={"INBOX_DATA_DIR": str(folder)})
-    server = HttpServer(create_app(database, settings), "127.0.0.1", 0).start()
+    server = HttpServer(create_app(build_parts(settings, database)), "127.0.0.1", 0).start()
     try:
         keys, latencies = _sends(server.url, token, args.seconds, args.clients, "send")
         count = len(keys)

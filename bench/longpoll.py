@@ -31,6 +31,7 @@ import httpx
 from sqlalchemy import func, select
 from waitress.server import create_server
 
+from app.composition import build_parts
 from app.http_server import RESERVE_THREADS, HttpServer
 from backend.database import Database, create_database, upgrade_database
 from backend.database.models import JournalEntry
@@ -223,7 +224,7 @@ def run_row(
 ) -> Row:
     """Start a server, N desks, probe until the budget is spent, stop everything."""
     row = Row(label, clients)
-    app = create_app(database, settings)
+    app = create_app(build_parts(settings, database))
     server = start(app)
     desks = Desks(server.url, token, count=clients, after=_latest_seq(database), wait=wait, row=row)
     try:

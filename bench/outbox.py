@@ -26,6 +26,7 @@ from typing import Any
 import httpx
 from sqlalchemy import delete, func, insert, select, update
 
+from app.composition import build_parts
 from backend.database import Database, create_database, upgrade_database
 from backend.database.models import JournalEntry, OutboxMessage, PacingSlot
 from backend.domain import states
@@ -120,7 +121,7 @@ def run_sender(
     database: Database, settings: Settings, total: int, timeout: float, max_in_flight: int | None = None
 ) -> list[tuple[float, int]]:
     """Run the real sender until `total` rows are accepted; samples of (seconds, accepted)."""
-    sender = OutboxSender(database, settings, max_in_flight=max_in_flight)
+    sender = OutboxSender(build_parts(settings, database), max_in_flight=max_in_flight)
     stop = threading.Event()
     thread = threading.Thread(target=sender.run, args=(stop,), daemon=True)
     began = time.perf_counter()

@@ -134,6 +134,7 @@ def serve(url: str) -> None:
     """Child: the backend's HTTP API on a free port; prints the URL, runs until stdin closes."""
     import logging
 
+    from app.composition import build_parts
     from app.http_server import HttpServer
     from backend.database import create_database
     from backend.settings import load_settings
@@ -142,7 +143,7 @@ def serve(url: str) -> None:
     logging.disable(logging.WARNING)
     settings = load_settings(environ={"INBOX_DATABASE_URL": url, "INBOX_DATA_DIR": tempfile.gettempdir()})
     database = create_database(url)
-    server = HttpServer(create_app(database, settings), "127.0.0.1", 0, threads=16).start()
+    server = HttpServer(create_app(build_parts(settings, database)), "127.0.0.1", 0, threads=16).start()
     print(server.url, flush=True)
     sys.stdin.read()
     server.stop()

@@ -201,6 +201,7 @@ def bench_ingest(workdir: Path, requests: int, connections: int, threads: int, r
     Rounds alternate so that a burst of load from other programs on the machine hits both alike; the
     best round of each is the figure the code can reach, the median what this machine gave today.
     """
+    from app.composition import build_parts
     from app.http_server import HttpServer
     from backend.database.models import WebhookDelivery
     from backend.web import create_app
@@ -211,7 +212,8 @@ def bench_ingest(workdir: Path, requests: int, connections: int, threads: int, r
     )
     baseline_server = HttpServer(_no_op_app, "127.0.0.1", 0, threads=threads).start()
     database = _fresh_database(workdir, "ingest.db")
-    server = HttpServer(create_app(database, _settings(workdir, database)), "127.0.0.1", 0, threads=threads)
+    parts = build_parts(_settings(workdir, database), database)
+    server = HttpServer(create_app(parts), "127.0.0.1", 0, threads=threads)
     server.start()
     baselines: list[dict[str, Any]] = []
     results: list[dict[str, Any]] = []
@@ -258,16 +260,18 @@ def ingest_while_processing(workdir: Path, requests: int, connections: int, thre
     """The same load while the processor works in the same process, as `inbox serve` runs them."""
     import threading
 
+    from app.composition import build_parts
     from app.http_server import HttpServer
     from backend.web import create_app
     from backend.webhooks.processor import WebhookProcessor
 
     database = _fresh_database(workdir, "ingest-processing.db")
     _seed_outbox(database, requests // len(STATUS_NAMES) + 1)
-    settings = _settings(workdir, database)
-    server = HttpServer(create_app(database, settings), "127.0.0.1", 0, threads=threads).start()
+    # One set of parts, as in `inbox serve`: the body writer and the processor take turns at SQLite.
+    parts = build_parts(_settings(workdir, database), database)
+    server = HttpServer(create_app(parts), "127.0.0.1", 0, threads=threads).start()
     stop = threading.Event()
-    processor = WebhookProcessor(database, settings)
+    processor = WebhookProcessor(parts)
     worker = threading.Thread(target=processor.run, args=(stop,), daemon=True)
     worker.start()
     try:
@@ -322,6 +326,7 @@ def _store_bodies(database: Any, bodies: list[bytes]) -> None:
 
 def bench_processing(workdir: Path, events: int) -> None:
     """Processing from stored bodies to effects: batches per transaction against one body per transaction."""
+    from app.composition import build_parts
     from backend.webhooks.processor import WebhookProcessor
 
     print("Processing: stored webhooks -> outbox states, timestamps, evidence, inbound rows, journal")
@@ -337,7 +342,9 @@ def bench_processing(workdir: Path, events: int) -> None:
             reply_body(index) if replies and index % 10 < 3 else status_body(index) for index in range(count)
         ]
         _store_bodies(database, bodies)
-        processor = WebhookProcessor(database, _settings(workdir, database), batch_size=batch_size)
+        processor = WebhookProcessor(
+            build_parts(_settings(workdir, database), database), batch_size=batch_size
+        )
         started = time.perf_counter()
         result = processor.drain()
         elapsed = time.perf_counter() - started

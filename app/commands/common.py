@@ -1,4 +1,4 @@
-"""Helpers shared by subcommands: settings and the database."""
+"""Helpers shared by subcommands: settings, the database and the backend's parts."""
 
 from __future__ import annotations
 
@@ -6,8 +6,13 @@ import argparse
 import logging
 from pathlib import Path
 
+from app.cli_errors import CommandError
+from app.composition import build_parts
 from backend.database import Database, create_database, upgrade_database
+from backend.domain.templates import TemplateError
+from backend.parts import BackendParts
 from backend.settings import Settings, load_settings, secure_data_dir
+from backend.templates import load_templates
 from ui.sign_in import FILE_NAME as SIGN_IN_FILE_NAME
 
 
@@ -28,3 +33,13 @@ def open_database(settings: Settings, *, upgrade: bool = True) -> Database:
     if upgrade:
         upgrade_database(database)
     return database
+
+
+def parts_for(settings: Settings, database: Database) -> BackendParts:
+    """The backend's parts; a templates file that cannot be used ends the command with one clear line."""
+    try:
+        templates = load_templates(settings.templates_file)
+    except (OSError, TemplateError) as error:
+        database.dispose()
+        raise CommandError(f"the templates file {settings.templates_file} cannot be used: {error}") from None
+    return build_parts(settings, database, templates=templates)

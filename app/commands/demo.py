@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 
 from app.cli_errors import CommandError
-from app.commands.common import open_database, settings_from
+from app.commands.common import open_database, parts_for, settings_from
 from app.http_server import HttpServer
 from app.service import Service, build_service
 from backend.clock import utc_now
@@ -224,7 +224,7 @@ def start_stack(
     database = open_database(settings)
     with database.transaction() as session:
         token = create_user(session, DEMO_USER, "supervisor", utc_now())
-    service = build_service(settings, database)
+    service = build_service(parts_for(settings, database))
     server = HttpServer(service.web_app, "127.0.0.1", 0).start()
     sandbox.set_webhook_url(f"{server.url}/webhooks/whatsapp")
     service.start_workers()

@@ -6,9 +6,7 @@ import argparse
 from datetime import UTC, datetime
 
 from app.cli_errors import CommandError
-from app.commands.common import open_database, settings_from
-from backend.inbox.auto_reply import AutoReply
-from backend.templates import load_templates
+from app.commands.common import open_database, parts_for, settings_from
 from backend.webhooks.processor import replay_since
 
 
@@ -36,13 +34,13 @@ def run_replay(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     database = open_database(settings)
     try:
-        hook = (
-            AutoReply(settings, load_templates(settings.templates_file))
-            if settings.auto_reply_enabled
-            else None
-        )
+        parts = parts_for(settings, database)
         result = replay_since(
-            database, since, phone_number_id=settings.whatsapp_phone_number_id, on_window_opened=hook
+            parts.database,
+            since,
+            phone_number_id=settings.whatsapp_phone_number_id,
+            clock=parts.clock,
+            on_window_opened=parts.hooks.on_window_opened,
         )
     finally:
         database.dispose()

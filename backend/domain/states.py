@@ -22,6 +22,8 @@ AT_META_STATES = frozenset({ACCEPTED, SENT, DELIVERED, READ})
 _DELIVERY_RANK = {ACCEPTED: 1, SENT: 2, DELIVERED: 3, READ: 4, "played": 4}
 
 HOLD_WINDOW_CLOSED = "window_closed"
+# An `unknown` row its purpose's rule left for a supervisor; the rule does not decide it again.
+HOLD_REVIEW = "review"
 
 
 def delivery_rank(state: str) -> int:
@@ -35,12 +37,12 @@ def normalise_status(status: str) -> str:
 
 
 def state_after_status(current: str, status: str) -> str:
-    """The row's state once a status webhook arrives: forward only, and `failed` always wins."""
+    """The row's state once a status webhook arrives: forward only, `failed` wins, final states stay."""
     status = normalise_status(status)
-    if status == FAILED:
-        return FAILED
     if current in TERMINAL_STATES:
         return current
+    if status == FAILED:
+        return FAILED
     if status not in _DELIVERY_RANK:
         return current
     if delivery_rank(status) > delivery_rank(current):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -16,6 +15,7 @@ from backend.database.upsert import dialect_insert
 from backend.domain.webhook_events import InboundMessageEvent
 from backend.domain.windows import opens_a_window, window_closes_at
 from backend.inbox.contacts import contact_for_sender, conversation_for
+from backend.parts import WindowOpenedHook
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +27,6 @@ NEW_TOPIC = "new_topic"
 _CHUNK = 500
 
 # Called for a message that opened a new window: (session, event, contact, conversation, now).
-WindowOpenedHook = Callable[[Session, InboundMessageEvent, Contact, Conversation, datetime], None]
 
 
 @dataclass

@@ -12,8 +12,6 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.exc import OperationalError
 
 from backend import idempotency
-from backend.clock import Clock, utc_now
-from backend.database import Database
 from backend.database.models import (
     InboundMessage,
     OutboxMessage,
@@ -23,7 +21,7 @@ from backend.database.models import (
     WebhookDelivery,
 )
 from backend.domain import states
-from backend.settings import Settings
+from backend.parts import BackendParts
 
 log = logging.getLogger(__name__)
 
@@ -55,17 +53,10 @@ class RetentionSweeper:
 
     name = "retention-sweeper"
 
-    def __init__(
-        self,
-        database: Database,
-        settings: Settings,
-        *,
-        clock: Clock = utc_now,
-        interval_seconds: float = DEFAULT_INTERVAL_SECONDS,
-    ) -> None:
-        self._database = database
-        self._settings = settings
-        self._clock = clock
+    def __init__(self, parts: BackendParts, *, interval_seconds: float = DEFAULT_INTERVAL_SECONDS) -> None:
+        self._database = parts.database
+        self._settings = parts.settings
+        self._clock = parts.clock
         self.interval_seconds = interval_seconds
 
     def run_once(self) -> RetentionResult:

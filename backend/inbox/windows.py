@@ -11,11 +11,10 @@ from typing import Any
 from sqlalchemy import and_, or_, select
 from sqlalchemy.exc import OperationalError
 
-from backend.clock import Clock, utc_now
-from backend.database import Database
 from backend.database.models import Contact, Conversation
 from backend.domain.windows import CLOSING_WARNING_BEFORE
 from backend.journal import journal
+from backend.parts import BackendParts
 
 log = logging.getLogger(__name__)
 
@@ -45,15 +44,9 @@ class WindowTimers:
 
     name = "window-timers"
 
-    def __init__(
-        self,
-        database: Database,
-        *,
-        clock: Clock = utc_now,
-        interval_seconds: float = DEFAULT_INTERVAL_SECONDS,
-    ) -> None:
-        self._database = database
-        self._clock = clock
+    def __init__(self, parts: BackendParts, *, interval_seconds: float = DEFAULT_INTERVAL_SECONDS) -> None:
+        self._database = parts.database
+        self._clock = parts.clock
         self.interval_seconds = interval_seconds
 
     def run_once(self) -> WindowTimerResult:

@@ -1,9 +1,9 @@
 """The atomic claim: due rows become `sending` with a lease and a send moment, paced through the database.
 
 One write transaction does it all. On SQLite that transaction holds the single write lock (BEGIN
-IMMEDIATE) and the rows move with one `UPDATE ... WHERE state = 'queued' RETURNING`; on PostgreSQL the
-number's pacing slot is locked first (so pacing and the tier count hold across processes) and the due
-rows are read `FOR UPDATE SKIP LOCKED`.
+IMMEDIATE) and the rows move with one `UPDATE ... WHERE state = 'queued' RETURNING` (the transition
+table's `claim_for_send`); on PostgreSQL the number's pacing slot is locked first (so pacing and the
+tier count hold across processes) and the due rows are read `FOR UPDATE SKIP LOCKED`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Table, bindparam, func, select, update
+from sqlalchemy import Table, func, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import ColumnElement
 
@@ -30,10 +30,17 @@ from backend.domain.pacing import (
     plan_claim,
 )
 from backend.domain.quiet_hours import parse_quiet_hours
-from backend.outbox.journal_batch import journal_state_changes, state_change
+from backend.domain.transitions import CLAIM_FOR_SEND, DEFER, HOLD_CLOSED_WINDOW, Transition
+from backend.outbox.state_writes import (
+    OUTBOX,
+    ROW_ID,
+    RowRef,
+    journal_transitions,
+    transition_update,
+    write_each,
+)
 from backend.settings import Settings
 
-OUTBOX: Table = OutboxMessage.__table__  # type: ignore[assignment]
 PACING: Table = PacingSlot.__table__  # type: ignore[assignment]
 # Priority levels looked at per claim; more distinct levels than this wait for a later claim.
 MAX_PRIORITY_LEVELS = 8
@@ -110,37 +117,27 @@ def claim_batch(
     plan = plan_claim(candidates, state, rules, now, limit)
     by_id = {row.id: row for row in rows}
     lease_expires_at = now + timedelta(seconds=rules.horizon_seconds + lease_seconds)
-    changes: list[dict[str, Any]] = []
+    changes: list[tuple[Transition, RowRef]] = []
 
     if plan.deferred:
-        session.execute(
-            update(OUTBOX)
-            .where(OUTBOX.c.id == bindparam("row_id"))
-            .values(not_before=bindparam("later"), updated_at=now),
-            [{"row_id": row_id, "later": later} for row_id, later, _reason in plan.deferred],
+        write_each(
+            session,
+            DEFER,
+            now,
+            [{ROW_ID: row_id, "not_before": later} for row_id, later, _reason in plan.deferred],
         )
     if plan.held:
-        session.execute(
-            update(OUTBOX)
-            .where(OUTBOX.c.id.in_(plan.held), state_is(session, states.QUEUED))
-            .values(state=states.HELD, hold_reason=states.HOLD_WINDOW_CLOSED, updated_at=now)
-        )
-        changes += [_change(by_id[row_id], states.HELD, states.QUEUED) for row_id in plan.held]
+        session.execute(transition_update(HOLD_CLOSED_WINDOW, now).where(OUTBOX.c.id.in_(plan.held)))
+        changes += [(HOLD_CLOSED_WINDOW, _ref(by_id[row_id])) for row_id in plan.held]
 
     claimed: list[ClaimedMessage] = []
     if plan.dispatch:
         moments = dict(plan.dispatch)
         returned = session.execute(
-            update(OUTBOX)
-            .where(OUTBOX.c.id.in_(list(moments)), state_is(session, states.QUEUED))
-            .values(
-                state=states.SENDING,
-                attempts=OUTBOX.c.attempts + 1,
-                lease_expires_at=lease_expires_at,
-                last_attempt_at=now,
-                claimed_by=worker_id,
-                updated_at=now,
+            transition_update(
+                CLAIM_FOR_SEND, now, {"lease_expires_at": lease_expires_at, "claimed_by": worker_id}
             )
+            .where(OUTBOX.c.id.in_(list(moments)))
             .returning(OUTBOX.c.id, OUTBOX.c.attempts)
         ).all()
         for row_id, attempts in returned:
@@ -160,7 +157,7 @@ def claim_batch(
                     lease_expires_at=lease_expires_at,
                 )
             )
-            changes.append(_change(row, states.SENDING, states.QUEUED))
+            changes.append((CLAIM_FOR_SEND, _ref(row)))
         claimed.sort(key=lambda message: message.dispatch_at)
         if plan.customer_next_at:
             upsert_slots(session, {customer_slot_key(n): at for n, at in plan.customer_next_at.items()})
@@ -168,26 +165,14 @@ def claim_batch(
             session.execute(
                 update(PACING).where(PACING.c.key == RATE_SLOT_KEY).values(next_at=plan.rate_next_at)
             )
-    journal_state_changes(session, changes, now)
+    journal_transitions(session, changes, now)
     return claimed
 
 
-def state_is(session: Session, state: str) -> ColumnElement[bool]:
-    """`state = :state` as a guard next to `id IN (...)`, written so the planner keeps the primary key.
-
-    Without fresh statistics both SQLite and PostgreSQL prefer an index on `state` over the primary
-    key, and an UPDATE of 100 rows then walks every queued row. `state || ''` cannot use that index.
-    """
-    return OUTBOX.c.state.concat("") == state
-
-
-def _change(row: Any, new_state: str, previous_state: str) -> dict[str, Any]:
-    return state_change(
-        key=row.dedupe_key,
-        conversation_id=row.conversation_id,
-        state=new_state,
-        previous_state=previous_state,
-        wamid=None,
+def _ref(row: Any) -> RowRef:
+    # A due row is `queued`; its journal entries name no wamid, as a new attempt has none yet.
+    return RowRef(
+        key=row.dedupe_key, conversation_id=row.conversation_id, previous_state=states.QUEUED, wamid=None
     )
 
 

@@ -14,19 +14,6 @@ from backend.journal import journal
 STATE_CHANGED = "message.state_changed"
 
 
-def state_change(
-    *, key: str, conversation_id: int | None, state: str, previous_state: str, wamid: str | None
-) -> dict[str, Any]:
-    """The data of one `message.state_changed` entry."""
-    return {
-        "key": key,
-        "conversation_id": conversation_id,
-        "state": state,
-        "previous_state": previous_state,
-        "wamid": wamid,
-    }
-
-
 def journal_state_changes(session: Session, changes: list[dict[str, Any]], now: datetime) -> None:
     """Journal every change; call it as the last write of the transaction (it may take the journal lock)."""
     if not changes:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from backend.database.models import OutboxMessage
@@ -15,12 +15,27 @@ from backend.domain import states
 from backend.domain.backoff import pair_limit_delay, retry_delay
 from backend.domain.outcomes import OutcomeKind, SendOutcome
 from backend.domain.pacing import customer_slot_key
-from backend.outbox.claim import OUTBOX, ClaimedMessage, state_is, upsert_slots
-from backend.outbox.journal_batch import journal_state_changes, state_change
+from backend.domain.transitions import (
+    ACCEPTED,
+    GIVE_BACK,
+    RETRY,
+    WAMID_LEARNED,
+    Transition,
+    after_give_back,
+    after_outcome,
+)
+from backend.outbox.claim import ClaimedMessage, upsert_slots
+from backend.outbox.state_writes import (
+    OUTBOX,
+    ROW_ID,
+    RowRef,
+    in_sources,
+    journal_transition,
+    journal_transitions,
+    transition_update,
+    write_each,
+)
 from backend.settings import Settings
-
-# Rows Meta has taken (or may have): an answer that arrives late never moves them back.
-_AFTER_ACCEPTANCE = frozenset({states.ACCEPTED, states.SENT, states.DELIVERED, states.READ})
 
 
 @dataclass
@@ -54,140 +69,55 @@ def record_outcomes(
         # In id order, as every other writer that locks several rows, so two never wait on each other.
         query = query.order_by(OutboxMessage.id).with_for_update()
     current = {row.id: row for row in session.execute(query)}
-    accepted: list[dict[str, Any]] = []
-    wamid_only: list[dict[str, Any]] = []
-    requeued: list[dict[str, Any]] = []
-    unknown: list[dict[str, Any]] = []
-    held: list[dict[str, Any]] = []
-    failed: list[dict[str, Any]] = []
+    writes: dict[Transition, list[dict[str, Any]]] = {}
     customer_waits: dict[str, datetime] = {}
-    changes: list[dict[str, Any]] = []
+    changes: list[tuple[Transition, RowRef]] = []
 
     for message, outcome in results:
         row = current.get(message.id)
         if row is None:
             continue
-        if outcome.kind is OutcomeKind.ACCEPTED:
-            # Evidence of acceptance counts even if the lease already ran out and the row is `unknown`.
-            if row.state in (states.SENDING, states.UNKNOWN):
-                accepted.append({"row_id": message.id, "wamid": outcome.wamid})
-                changes.append(_change(message, states.ACCEPTED, row.state, outcome.wamid))
-                summary.add(states.ACCEPTED)
-            elif row.state in _AFTER_ACCEPTANCE and row.wamid is None:
-                wamid_only.append({"row_id": message.id, "wamid": outcome.wamid})
+        transition = after_outcome(
+            state=row.state,
+            attempts=row.attempts,
+            wamid=row.wamid,
+            claimed_attempts=message.attempts,
+            kind=outcome.kind,
+            max_attempts=settings.max_attempts,
+        )
+        if transition is None:
             continue
-        if row.state != states.SENDING or row.attempts != message.attempts:
-            continue  # the row moved on (lease expired, a supervisor, a webhook): leave it be
-        error = {
-            "row_id": message.id,
-            "code": outcome.code,
-            "title": outcome.title[:255] or None,
-            "details": outcome.details or None,
-        }
-        kind = outcome.kind
-        if (
-            kind in (OutcomeKind.RETRY, OutcomeKind.RETRY_CUSTOMER)
-            and message.attempts >= settings.max_attempts
-        ):
-            kind = OutcomeKind.FAIL
-        if kind is OutcomeKind.RETRY:
-            delay = max(retry_delay(message.attempts, jitter()), outcome.minimum_delay_seconds)
-            requeued.append({**error, "later": now + timedelta(seconds=delay)})
-            changes.append(_change(message, states.QUEUED, states.SENDING))
-            summary.add(states.QUEUED)
-        elif kind is OutcomeKind.RETRY_CUSTOMER:
-            delay = pair_limit_delay(message.attempts, settings.pair_interval_seconds)
-            later = now + timedelta(seconds=delay)
-            requeued.append({**error, "later": later})
-            customer_waits[customer_slot_key(message.to_number)] = max(
-                later, customer_waits.get(customer_slot_key(message.to_number), later)
-            )
-            changes.append(_change(message, states.QUEUED, states.SENDING))
-            summary.add(states.QUEUED)
-        elif kind is OutcomeKind.UNKNOWN:
-            unknown.append(error)
-            changes.append(_change(message, states.UNKNOWN, states.SENDING))
-            summary.add(states.UNKNOWN)
-        elif kind is OutcomeKind.HOLD_WINDOW:
-            held.append(error)
-            changes.append(_change(message, states.HELD, states.SENDING))
-            summary.add(states.HELD)
+        values: dict[str, Any] = {ROW_ID: message.id}
+        if transition in (ACCEPTED, WAMID_LEARNED):
+            values["wamid"] = outcome.wamid
         else:
-            failed.append(error)
-            changes.append(_change(message, states.FAILED, states.SENDING))
-            summary.add(states.FAILED)
+            values.update(
+                last_error_code=outcome.code,
+                last_error_title=outcome.title[:255] or None,
+                last_error_details=outcome.details or None,
+            )
+        if transition is RETRY:
+            if outcome.kind is OutcomeKind.RETRY_CUSTOMER:
+                delay = pair_limit_delay(message.attempts, settings.pair_interval_seconds)
+                slot = customer_slot_key(message.to_number)
+                later = now + timedelta(seconds=delay)
+                customer_waits[slot] = max(later, customer_waits.get(slot, later))
+            else:
+                delay = max(retry_delay(message.attempts, jitter()), outcome.minimum_delay_seconds)
+            values["not_before"] = now + timedelta(seconds=delay)
+        writes.setdefault(transition, []).append(values)
+        if transition.target is not None:
+            changes.append(
+                (transition, _ref(message, row.state, outcome.wamid if transition is ACCEPTED else None))
+            )
+            summary.add(transition.target)
 
-    row_id = OUTBOX.c.id == bindparam("row_id")
-    errors: dict[str, Any] = {
-        "last_error_code": bindparam("code"),
-        "last_error_title": bindparam("title"),
-        "last_error_details": bindparam("details"),
-    }
-    connection = session.connection()
-    if accepted:
-        connection.execute(
-            update(OUTBOX)
-            .where(row_id)
-            .values(
-                state=states.ACCEPTED,
-                wamid=bindparam("wamid"),
-                accepted_at=now,
-                lease_expires_at=None,
-                unknown_since=None,
-                hold_reason=None,
-                updated_at=now,
-            ),
-            accepted,
-        )
-    if wamid_only:
-        connection.execute(
-            update(OUTBOX).where(row_id, OUTBOX.c.wamid.is_(None)).values(wamid=bindparam("wamid")),
-            wamid_only,
-        )
-    if requeued:
-        connection.execute(
-            update(OUTBOX)
-            .where(row_id)
-            .values(
-                state=states.QUEUED,
-                not_before=bindparam("later"),
-                lease_expires_at=None,
-                claimed_by=None,
-                updated_at=now,
-                **errors,
-            ),
-            requeued,
-        )
-    if unknown:
-        connection.execute(
-            update(OUTBOX)
-            .where(row_id)
-            .values(state=states.UNKNOWN, unknown_since=now, lease_expires_at=None, updated_at=now, **errors),
-            unknown,
-        )
-    if held:
-        connection.execute(
-            update(OUTBOX)
-            .where(row_id)
-            .values(
-                state=states.HELD,
-                hold_reason=states.HOLD_WINDOW_CLOSED,
-                lease_expires_at=None,
-                updated_at=now,
-                **errors,
-            ),
-            held,
-        )
-    if failed:
-        connection.execute(
-            update(OUTBOX)
-            .where(row_id)
-            .values(state=states.FAILED, failed_at=now, lease_expires_at=None, updated_at=now, **errors),
-            failed,
-        )
+    # One executemany per transition keeps a flush to a handful of statements.
+    for transition, rows in writes.items():
+        write_each(session, transition, now, rows)
     # A pair-limit answer pushes back only that customer's slot; everyone else keeps their pace.
     upsert_slots(session, customer_waits, keep_later=True)
-    journal_state_changes(session, changes, now)
+    journal_transitions(session, changes, now)
     return summary
 
 
@@ -196,38 +126,27 @@ def release_unsent(session: Session, messages: Sequence[ClaimedMessage], now: da
     if not messages:
         return 0
     by_id = {message.id: message for message in messages}
-    query = select(OutboxMessage.id, OutboxMessage.attempts).where(
-        OutboxMessage.id.in_(list(by_id)), state_is(session, states.SENDING)
+    query = select(OutboxMessage.id, OutboxMessage.state, OutboxMessage.attempts).where(
+        OutboxMessage.id.in_(list(by_id)), in_sources(GIVE_BACK)
     )
     if session.get_bind().dialect.name == "postgresql":
         query = query.order_by(OutboxMessage.id).with_for_update()
-    mine = [row.id for row in session.execute(query) if row.attempts == by_id[row.id].attempts]
+    mine = [
+        row.id
+        for row in session.execute(query)
+        if after_give_back(state=row.state, attempts=row.attempts, claimed_attempts=by_id[row.id].attempts)
+    ]
     if not mine:
         return 0
-    session.execute(
-        update(OUTBOX)
-        .where(OUTBOX.c.id.in_(mine))
-        .values(
-            state=states.QUEUED,
-            attempts=OUTBOX.c.attempts - 1,
-            lease_expires_at=None,
-            claimed_by=None,
-            updated_at=now,
-        )
-    )
-    journal_state_changes(
-        session, [_change(by_id[i], states.QUEUED, states.SENDING, None) for i in mine], now
-    )
+    session.execute(transition_update(GIVE_BACK, now).where(OUTBOX.c.id.in_(mine)))
+    journal_transition(session, GIVE_BACK, [_ref(by_id[i], states.SENDING, None) for i in mine], now)
     return len(mine)
 
 
-def _change(
-    message: ClaimedMessage, new_state: str, previous_state: str, wamid: str | None = None
-) -> dict[str, Any]:
-    return state_change(
+def _ref(message: ClaimedMessage, previous_state: str, wamid: str | None) -> RowRef:
+    return RowRef(
         key=message.dedupe_key,
         conversation_id=message.conversation_id,
-        state=new_state,
         previous_state=previous_state,
         wamid=wamid,
     )

@@ -24,8 +24,6 @@ from typing import Any, TypeVar
 
 import httpx
 
-from backend.clock import Clock, utc_now
-from backend.database import Database
 from backend.domain.graph_body import UnsendablePayloadError, build_send_body
 from backend.domain.outcomes import OutcomeKind, SendOutcome, not_sent, outcome_of_answer, unknown
 from backend.domain.pacing import PacingRules, send_interval
@@ -33,7 +31,7 @@ from backend.domain.send_errors import PAYLOAD_UNSENDABLE_TITLE
 from backend.outbox.claim import ClaimedMessage, claim_batch, pacing_rules
 from backend.outbox.graph_transport import KeepAliveTransport
 from backend.outbox.outcomes import RecordSummary, record_outcomes, release_unsent
-from backend.settings import Settings
+from backend.parts import BackendParts
 
 log = logging.getLogger(__name__)
 
@@ -116,11 +114,9 @@ class OutboxSender:
 
     def __init__(
         self,
-        database: Database,
-        settings: Settings,
+        parts: BackendParts,
         *,
         transport: Transport | None = None,
-        clock: Clock = utc_now,
         sleep_until: SleepUntil | None = None,
         jitter: Callable[[], float] = random.random,
         worker_id: str | None = None,
@@ -128,11 +124,12 @@ class OutboxSender:
         horizon_seconds: float = 1.0,
         shutdown_grace_seconds: float = SHUTDOWN_GRACE_SECONDS,
     ) -> None:
-        self.database = database
+        settings = parts.settings
+        self.database = parts.database
         self.settings = settings
         self.worker_id = worker_id or default_worker_id()
         self._transport = transport
-        self._clock = clock
+        self._clock = parts.clock
         self._sleep_until = sleep_until
         self._jitter = jitter
         # Enough requests in flight plus rows waiting for their moment to hold the rate for about a second

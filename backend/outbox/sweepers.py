@@ -6,20 +6,32 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from backend.database.models import OutboxMessage, PacingSlot, SendDecision, StatusEvent
 from backend.domain import states
 from backend.domain.pacing import CUSTOMER_SLOT_PREFIX
-from backend.domain.send_errors import LEASE_EXPIRED_TITLE
-from backend.outbox.claim import OUTBOX, state_is
-from backend.outbox.journal_batch import journal_state_changes, state_change
+from backend.domain.transitions import (
+    EVIDENCE_ACCEPTED,
+    LEASE_EXPIRED,
+    RULE_RESEND,
+    RULE_REVIEW,
+    Transition,
+    unknown_decision,
+)
+from backend.outbox.state_writes import (
+    OUTBOX,
+    ROW_ID,
+    RowRef,
+    journal_transition,
+    journal_transitions,
+    transition_update,
+    write_each,
+)
 from backend.settings import Settings
 
 RULE_ACTOR = "rule"
-REVIEW_MARK = "review"
-LEASE_EXPIRED_DETAILS = "the worker sending this row stopped before recording an answer"
 # Customer slots in the past carry no information; keep them a while, then drop them.
 SLOT_RETENTION = timedelta(hours=1)
 
@@ -38,29 +50,20 @@ def expire_leases(session: Session, now: datetime, limit: int = 1000) -> int:
     if not rows:
         return 0
     session.execute(
-        update(OUTBOX)
-        .where(OUTBOX.c.id.in_([row.id for row in rows]), state_is(session, states.SENDING))
-        .values(
-            state=states.UNKNOWN,
-            unknown_since=now,
-            lease_expires_at=None,
-            last_error_code=None,
-            last_error_title=LEASE_EXPIRED_TITLE,
-            last_error_details=LEASE_EXPIRED_DETAILS,
-            updated_at=now,
+        transition_update(LEASE_EXPIRED, now).where(
+            OUTBOX.c.id.in_([row.id for row in rows]), OUTBOX.c.lease_expires_at < now
         )
     )
-    changes = [
-        state_change(
+    refs = [
+        RowRef(
             key=row.dedupe_key,
             conversation_id=row.conversation_id,
-            state=states.UNKNOWN,
             previous_state=states.SENDING,
             wamid=row.wamid,
         )
         for row in rows
     ]
-    journal_state_changes(session, changes, now)
+    journal_transition(session, LEASE_EXPIRED, refs, now)
     return len(rows)
 
 
@@ -73,13 +76,23 @@ class UnknownDecision:
     reason: str
 
 
+_ACTIONS = {EVIDENCE_ACCEPTED: "accepted", RULE_RESEND: "resend", RULE_REVIEW: "review"}
+
+
 def resolve_unknown(
     session: Session, settings: Settings, now: datetime, limit: int = 500
 ) -> list[UnknownDecision]:
     """Decide every `unknown` row older than the wait: accepted on evidence, else resend or review by rule."""
     cutoff = now - timedelta(seconds=settings.unknown_wait_seconds)
     query = (
-        select(OutboxMessage)
+        select(
+            OutboxMessage.id,
+            OutboxMessage.dedupe_key,
+            OutboxMessage.conversation_id,
+            OutboxMessage.purpose,
+            OutboxMessage.attempts,
+            OutboxMessage.wamid,
+        )
         .where(
             OutboxMessage.state == states.UNKNOWN,
             OutboxMessage.unknown_since <= cutoff,
@@ -91,9 +104,10 @@ def resolve_unknown(
     )
     if session.get_bind().dialect.name == "postgresql":
         query = query.with_for_update(skip_locked=True)
-    rows = list(session.scalars(query))
+    rows = session.execute(query).all()
     decisions: list[UnknownDecision] = []
-    changes: list[dict[str, Any]] = []
+    writes: dict[Transition, list[dict[str, Any]]] = {}
+    changes: list[tuple[Transition, RowRef]] = []
     wait = f"{settings.unknown_wait_seconds:g} s"
     for row in rows:
         evidence = session.execute(
@@ -101,50 +115,53 @@ def resolve_unknown(
             .where((StatusEvent.callback_data == row.dedupe_key) | (StatusEvent.message_id == row.id))
             .limit(1)
         ).first()
-        previous = row.state
-        if evidence is not None and evidence.status != states.FAILED:
-            row.state = states.ACCEPTED
-            row.wamid = row.wamid or evidence.wamid
-            row.accepted_at = row.accepted_at or now
-            action, reason = "accepted", f"a {evidence.status} status webhook names this row"
+        rule = settings.rule_for(row.purpose)
+        transition = unknown_decision(
+            evidence_status=evidence.status if evidence is not None else None,
+            rule=rule.unknown_rule,
+            attempts=row.attempts,
+            max_attempts=settings.max_attempts,
+        )
+        values: dict[str, Any] = {ROW_ID: row.id}
+        wamid = row.wamid
+        if transition is EVIDENCE_ACCEPTED:
+            assert evidence is not None
+            values["wamid"] = evidence.wamid
+            wamid = row.wamid or evidence.wamid
+            reason = f"a {evidence.status} status webhook names this row"
+        elif transition is RULE_RESEND:
+            reason = (
+                f"no status webhook with our key within {wait}; purpose {row.purpose} is "
+                f"time-sensitive and harmless to repeat (rule: resend)"
+            )
         else:
-            rule = settings.rule_for(row.purpose)
-            if rule.unknown_rule == "resend" and row.attempts < settings.max_attempts:
-                row.state = states.QUEUED
-                row.not_before = now
-                row.unknown_since = None
-                row.claimed_by = None
-                action = "resend"
-                reason = (
-                    f"no status webhook with our key within {wait}; purpose {row.purpose} is "
-                    f"time-sensitive and harmless to repeat (rule: resend)"
-                )
-            else:
-                row.hold_reason = REVIEW_MARK
-                action = "review"
-                why = (
-                    f"{row.attempts} attempts reached the limit of {settings.max_attempts}"
-                    if rule.unknown_rule == "resend"
-                    else f"purpose {row.purpose} is left to a supervisor (rule: review)"
-                )
-                reason = f"no status webhook with our key within {wait}; {why}"
-        row.updated_at = now
+            why = (
+                f"{row.attempts} attempts reached the limit of {settings.max_attempts}"
+                if rule.unknown_rule == "resend"
+                else f"purpose {row.purpose} is left to a supervisor (rule: review)"
+            )
+            reason = f"no status webhook with our key within {wait}; {why}"
+        action = _ACTIONS[transition]
+        writes.setdefault(transition, []).append(values)
         session.add(
             SendDecision(message_id=row.id, decided_at=now, actor=RULE_ACTOR, action=action, reason=reason)
         )
         decisions.append(UnknownDecision(row.dedupe_key, action, reason))
-        if row.state != previous:
-            changes.append(
-                state_change(
+        changes.append(
+            (
+                transition,
+                RowRef(
                     key=row.dedupe_key,
                     conversation_id=row.conversation_id,
-                    state=row.state,
-                    previous_state=previous,
-                    wamid=row.wamid,
-                )
+                    previous_state=states.UNKNOWN,
+                    wamid=wamid,
+                ),
             )
+        )
+    for transition, values_by_row in writes.items():
+        write_each(session, transition, now, values_by_row)
     session.flush()
-    journal_state_changes(session, changes, now)
+    journal_transitions(session, changes, now)
     return decisions
 
 

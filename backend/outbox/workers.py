@@ -6,10 +6,8 @@ import logging
 import threading
 from dataclasses import dataclass, field
 
-from backend.clock import Clock, utc_now
-from backend.database import Database
 from backend.outbox.sweepers import UnknownDecision, expire_leases, prune_pacing_slots, resolve_unknown
-from backend.settings import Settings
+from backend.parts import BackendParts
 
 log = logging.getLogger(__name__)
 
@@ -28,19 +26,12 @@ class OutboxSweeper:
 
     name = "outbox-sweeper"
 
-    def __init__(
-        self,
-        database: Database,
-        settings: Settings,
-        *,
-        clock: Clock = utc_now,
-        interval_seconds: float | None = None,
-    ) -> None:
-        self.database = database
-        self.settings = settings
-        self._clock = clock
+    def __init__(self, parts: BackendParts, *, interval_seconds: float | None = None) -> None:
+        self.database = parts.database
+        self.settings = parts.settings
+        self._clock = parts.clock
         # Often enough that a crashed worker's rows show as unknown soon after their lease ends.
-        self.interval_seconds = interval_seconds or max(0.5, min(5.0, settings.send_lease_seconds / 6))
+        self.interval_seconds = interval_seconds or max(0.5, min(5.0, self.settings.send_lease_seconds / 6))
 
     def run_once(self) -> SweepReport:
         """One pass of every step, each in its own transaction."""

@@ -7,8 +7,8 @@ from werkzeug.routing import IntegerConverter, Map, ValidationError
 
 from backend.web import conversations_api, events_api, messages_api, metrics_api, supervisor_api
 from backend.web.common import require_token
+from backend.web.context import MAX_REQUEST_BYTES
 from backend.web.errors import ApiError
-from backend.web.factory import MAX_REQUEST_BYTES
 from backend.web.openapi import openapi_document
 
 # Only the webhook receiver accepts bodies above 1 MB (Meta batches up to 3 MB).

@@ -11,12 +11,10 @@ from typing import Any
 
 from flask import g, request
 
-from backend.clock import Clock, utc_now
 from backend.domain.templates import TemplateCatalog
-from backend.templates import load_templates
 from backend.users import user_for_token
+from backend.web.context import MAX_REQUEST_BYTES, web_context
 from backend.web.errors import ApiError
-from backend.web.factory import MAX_REQUEST_BYTES, web_context
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 1000
@@ -75,20 +73,13 @@ def require_supervisor() -> Caller:
 
 
 def now() -> datetime:
-    """The current time from the app's clock (injectable as the `clock` service)."""
-    clock: Clock = web_context().services.get("clock") or utc_now
-    return clock()
+    """The current time from the app's clock."""
+    return web_context().parts.clock()
 
 
 def templates() -> TemplateCatalog:
-    """The template catalog, loaded once per app."""
-    context = web_context()
-    catalog = context.services.get("templates")
-    if catalog is None:
-        catalog = load_templates(context.settings.templates_file)
-        context.services["templates"] = catalog
-    assert isinstance(catalog, TemplateCatalog)
-    return catalog
+    """The template catalog the app was built with."""
+    return web_context().parts.templates
 
 
 def raw_body() -> bytes:

@@ -24,8 +24,8 @@ from backend.web.common import (
     require_token,
     templates,
 )
+from backend.web.context import web_context
 from backend.web.errors import ApiError
-from backend.web.factory import web_context
 from backend.web.messages_api import enqueue_answer, message_request
 from backend.web.paths import path_value
 

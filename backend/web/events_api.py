@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify, request
-from sqlalchemy import event
-from sqlalchemy.orm import Session
 
 from backend.database.models import JournalEntry
 from backend.journal import entries_after
 from backend.web.common import iso, page_limit, query_int, require_token
+from backend.web.context import web_context
 from backend.web.errors import ApiError
-from backend.web.factory import web_context
 from backend.web.long_polls import LongPollSlots
 
 MAX_WAIT_SECONDS = 30
@@ -25,56 +22,6 @@ OVER_CAPACITY_RETRY_AFTER_SECONDS = 1
 
 blueprint = Blueprint("events", __name__, url_prefix="/v1")
 blueprint.before_request(require_token)
-
-
-class JournalSignal:
-    """Wakes long-polls in this process when a transaction that wrote the journal commits."""
-
-    def __init__(self) -> None:
-        self._condition = threading.Condition()
-        self._generation = 0
-
-    def notify(self) -> None:
-        """Tell every waiter that something new may be in the journal."""
-        with self._condition:
-            self._generation += 1
-            self._condition.notify_all()
-
-    def generation(self) -> int:
-        """A number that changes whenever `notify` runs."""
-        with self._condition:
-            return self._generation
-
-    def wait(self, since: int, timeout: float) -> None:
-        """Wait until notified after generation `since`, or `timeout` seconds."""
-        with self._condition:
-            self._condition.wait_for(lambda: self._generation != since, timeout=max(timeout, 0.0))
-
-
-signal = JournalSignal()
-_JOURNAL_FLAG = "inbox_journal_written"
-
-
-def _note_journal_writes(session: Session, _context: Any, _instances: Any) -> None:
-    if any(isinstance(instance, JournalEntry) for instance in session.new):
-        session.info[_JOURNAL_FLAG] = True
-
-
-def _wake_after_commit(session: Session) -> None:
-    if session.info.pop(_JOURNAL_FLAG, False):
-        signal.notify()
-
-
-def _forget_after_rollback(session: Session) -> None:
-    session.info.pop(_JOURNAL_FLAG, None)
-
-
-def install_listeners() -> None:
-    """Hook session events once so commits that journal wake long-polls at once."""
-    if not event.contains(Session, "before_flush", _note_journal_writes):
-        event.listen(Session, "before_flush", _note_journal_writes)
-        event.listen(Session, "after_commit", _wake_after_commit)
-        event.listen(Session, "after_rollback", _forget_after_rollback)
 
 
 def _entry(entry: JournalEntry) -> dict[str, Any]:
@@ -107,7 +54,8 @@ def get_events() -> Response:
 
 def _page(after: int, limit: int, wait: float, slots: LongPollSlots | None = None) -> dict[str, Any]:
     """Entries after `after`, waiting up to `wait` seconds for the first one (less if the server stops)."""
-    database = web_context().database
+    parts = web_context().parts
+    database, signal = parts.database, parts.journal_signal
     deadline = time.monotonic() + wait
     while True:
         generation = signal.generation()
@@ -137,5 +85,4 @@ def _wait_seconds() -> float:
 
 def register(app: Flask) -> None:
     """Add the event feed."""
-    install_listeners()
     app.register_blueprint(blueprint)

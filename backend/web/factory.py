@@ -2,37 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Flask, Response, current_app, jsonify
 from sqlalchemy import text
 
-from backend.database import Database
-from backend.settings import Settings
+from backend.parts import BackendParts
+from backend.web.context import MAX_WEBHOOK_BYTES, WebContext, web_context
 from backend.web.errors import error_response, install_error_handlers
 from backend.web.long_polls import LONG_POLL_SLOTS, LongPollSlots
 from backend.web.paths import keep_encoded_slashes
 
-MAX_REQUEST_BYTES = 1024 * 1024
-MAX_WEBHOOK_BYTES = 3 * 1024 * 1024
-
-
-@dataclass
-class WebContext:
-    """What routes need: database, settings, long-poll slots and any service objects added later."""
-
-    database: Database
-    settings: Settings
-    long_polls: LongPollSlots
-    services: dict[str, Any] = field(default_factory=dict)
-
-
-def web_context() -> WebContext:
-    """The WebContext of the app serving the current request."""
-    context = current_app.extensions["inbox"]
-    assert isinstance(context, WebContext)
-    return context
+__all__ = ["MAX_WEBHOOK_BYTES", "InboxApp", "WebContext", "create_app"]
 
 
 class InboxApp(Flask):
@@ -62,9 +43,7 @@ class InboxApp(Flask):
         context.long_polls.close()
 
 
-def create_app(
-    database: Database, settings: Settings, *, long_poll_slots: int = LONG_POLL_SLOTS, **services: Any
-) -> InboxApp:
+def create_app(parts: BackendParts, *, long_poll_slots: int = LONG_POLL_SLOTS) -> InboxApp:
     """A Flask app serving /healthz and every blueprint of the product."""
     app = InboxApp("backend.web")
     # "//" in a path is never merged (with a redirect) into "/": the path "/v1/messages//a" must
@@ -73,9 +52,7 @@ def create_app(
     # The webhook route needs up to 3 MB; every other route checks the 1 MB limit itself.
     app.config["MAX_CONTENT_LENGTH"] = MAX_WEBHOOK_BYTES
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    app.extensions["inbox"] = WebContext(
-        database=database, settings=settings, long_polls=LongPollSlots(long_poll_slots), services=services
-    )
+    app.extensions["inbox"] = WebContext(parts=parts, long_polls=LongPollSlots(long_poll_slots))
     install_error_handlers(app)
 
     @app.get("/healthz")
@@ -88,14 +65,10 @@ def create_app(
             return error_response(503, "database_unavailable", "The database does not answer.")
         return jsonify({"status": "ok"})
 
-    for register in _blueprint_registrars():
-        register(app)
-    return app
-
-
-def _blueprint_registrars() -> list[Any]:
-    """Functions that add each feature's routes; features append theirs here."""
+    # The routes are imported only when an app is built, so commands that serve nothing start fast.
     from backend.web.api import register_api
-    from backend.webhooks.receiver import register_webhooks
+    from backend.web.webhook_routes import register_webhooks
 
-    return [register_api, register_webhooks]
+    register_api(app)
+    register_webhooks(app)
+    return app

@@ -22,8 +22,8 @@ from backend.inbox.queries import batch_progress, message_by_key, message_resour
 from backend.outbox.enqueue import MessageRequest, check_request, enqueue
 from backend.web import idempotency
 from backend.web.common import caller, json_object, now, parse_time, require_token, templates
+from backend.web.context import web_context
 from backend.web.errors import ApiError
-from backend.web.factory import web_context
 from backend.web.paths import path_value
 
 MAX_BATCH_MESSAGES = 1000

@@ -15,7 +15,7 @@ from backend.database.models import InboundMessage, OutboxMessage
 from backend.domain import states
 from backend.inbox.queries import UNATTRIBUTED
 from backend.web.common import now, require_token, templates
-from backend.web.factory import web_context
+from backend.web.context import web_context
 
 SENDING_TOO_LONG = timedelta(minutes=1)
 GAP_PERIOD = timedelta(hours=1)

@@ -15,8 +15,8 @@ from backend.web.common import (
     require_supervisor,
     require_token,
 )
+from backend.web.context import web_context
 from backend.web.errors import ApiError
-from backend.web.factory import web_context
 from backend.web.paths import path_value
 
 ACTIONS = ("mark_sent", "resend", "cancel")

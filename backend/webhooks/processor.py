@@ -17,7 +17,6 @@ from backend.clock import Clock, utc_now
 from backend.database import Database
 from backend.database.models import JournalEntry, ProcessedEvent, WebhookDelivery
 from backend.database.upsert import dialect_insert
-from backend.domain.templates import TemplateCatalog
 from backend.domain.webhook_events import (
     InboundMessageEvent,
     ParsedBody,
@@ -27,12 +26,10 @@ from backend.domain.webhook_events import (
     first_error,
     parse_body,
 )
-from backend.inbox.auto_reply import AutoReply
-from backend.inbox.inbound import WindowOpenedHook, store_inbound
+from backend.inbox.inbound import store_inbound
 from backend.journal import journal
-from backend.settings import Settings
+from backend.parts import BackendParts, WindowOpenedHook
 from backend.webhooks.statuses import apply_statuses
-from backend.webhooks.store import write_turns
 
 log = logging.getLogger(__name__)
 
@@ -242,30 +239,16 @@ class WebhookProcessor:
 
     name = "webhook-processor"
 
-    def __init__(
-        self,
-        database: Database,
-        settings: Settings,
-        *,
-        templates: TemplateCatalog | None = None,
-        clock: Clock = utc_now,
-        batch_size: int = DEFAULT_BATCH_SIZE,
-    ) -> None:
-        self._database = database
-        self._clock = clock
+    def __init__(self, parts: BackendParts, *, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
+        self._database = parts.database
+        self._clock = parts.clock
         self.batch_size = batch_size
-        self._on_window_opened: WindowOpenedHook | None = None
-        self._turns = write_turns(database)
+        self._on_window_opened = parts.hooks.on_window_opened
+        self._turns = parts.write_turns
         # Only events about our WHATSAPP_PHONE_NUMBER_ID are applied; with none configured (tests,
         # benchmarks) there is nothing to tell ours apart, so every event is. One processor runs in
         # each process, so the warning about a foreign number comes once per process.
-        self._foreign_numbers = ForeignNumbers(settings.whatsapp_phone_number_id or None)
-        if settings.auto_reply_enabled:
-            if templates is None:
-                from backend.templates import load_templates
-
-                templates = load_templates(settings.templates_file)
-            self._on_window_opened = AutoReply(settings, templates)
+        self._foreign_numbers = ForeignNumbers(parts.settings.whatsapp_phone_number_id or None)
 
     def run_once(self) -> ProcessingResult:
         """Process one batch of pending bodies (oldest first); an empty result when none wait."""

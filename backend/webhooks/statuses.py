@@ -2,27 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, insert, or_, select, update
+from sqlalchemy import insert, or_, select
 from sqlalchemy.orm import Session
 
 from backend.database.models import OutboxMessage
 from backend.database.models import StatusEvent as StatusEventRow
-from backend.domain import states
+from backend.domain.transitions import (
+    STATUS_EVIDENCE,
+    STATUS_MOVES,
+    WAMID_BY_KEY,
+    Transition,
+    after_status,
+    apply,
+)
 from backend.domain.webhook_events import StatusEvent, first_error
+from backend.outbox.state_writes import RowRef, state_changed_entry, write_applied
 
-# A status naming one of these rows by its key (biz_opaque_callback_data) tells us its wamid.
-_RESOLVABLE_BY_KEY = frozenset({states.SENDING, states.UNKNOWN})
-_TIMESTAMP_FIELDS = {
-    "sent": "sent_at",
-    "delivered": "delivered_at",
-    "read": "read_at",
-    "played": "read_at",
-    "failed": "failed_at",
-}
 _CHUNK = 500
 
 
@@ -35,49 +35,24 @@ class StatusOutcome:
     journal: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
-# What a status may read or change on an outbox row; loaded as plain values, written back in one executemany.
-_FIELDS = (
-    "id",
-    "dedupe_key",
-    "conversation_id",
-    "state",
-    "wamid",
-    "sent_at",
-    "delivered_at",
-    "read_at",
-    "failed_at",
-    "last_error_code",
-    "last_error_title",
-    "last_error_details",
-    "unknown_since",
-    "updated_at",
-)
-_WRITTEN = _FIELDS[3:]
+def _touched_by_statuses() -> tuple[str, ...]:
+    touched: set[str] = {"state"}
+    for transition in (WAMID_BY_KEY, *STATUS_MOVES.values(), *STATUS_EVIDENCE.values()):
+        touched.update(transition.effects)
+    return tuple(sorted(touched))
 
 
-@dataclass
-class _Row:
-    """The status-related part of an outbox row."""
-
-    id: int
-    dedupe_key: str
-    conversation_id: int | None
-    state: str
-    wamid: str | None
-    sent_at: datetime | None
-    delivered_at: datetime | None
-    read_at: datetime | None
-    failed_at: datetime | None
-    last_error_code: int | None
-    last_error_title: str | None
-    last_error_details: str | None
-    unknown_since: datetime | None
-    updated_at: datetime
-    changed: bool = False
+# What a status may change on an outbox row: loaded as plain values, written back as they changed.
+_WRITTEN = _touched_by_statuses()
+_FIELDS = ("id", "dedupe_key", "conversation_id", *_WRITTEN)
+# A value changed only with others; a row whose other fields stay as they were is not written.
+_BOOKKEEPING = frozenset({"updated_at"})
+# The names of the fields a row's statuses changed, kept beside its values.
+_CHANGED = "changed"
 
 
-def _load_rows(session: Session, wamids: set[str], keys: set[str]) -> list[_Row]:
-    rows: dict[int, _Row] = {}
+def _load_rows(session: Session, wamids: set[str], keys: set[str]) -> list[dict[str, Any]]:
+    rows: dict[int, dict[str, Any]] = {}
     lock = session.get_bind().dialect.name == "postgresql"
     wamid_list, key_list = sorted(wamids), sorted(keys)
     columns = [getattr(OutboxMessage, name) for name in _FIELDS]
@@ -93,24 +68,8 @@ def _load_rows(session: Session, wamids: set[str], keys: set[str]) -> list[_Row]
             # Another processor may hold a newer state of the same row; wait for it, never overwrite it.
             query = query.with_for_update()
         for values in session.execute(query):
-            rows[values[0]] = _Row(*values)
+            rows[values[0]] = {**dict(zip(_FIELDS, values, strict=True)), _CHANGED: set()}
     return list(rows.values())
-
-
-def _write_rows(session: Session, rows: list[_Row]) -> None:
-    changed = [row for row in rows if row.changed]
-    if not changed:
-        return
-    table: Any = OutboxMessage.__table__
-    statement = (
-        update(table)
-        .where(table.c.id == bindparam("row_id"))
-        .values({name: bindparam(f"new_{name}") for name in _WRITTEN})
-    )
-    session.execute(
-        statement,
-        [{"row_id": row.id, **{f"new_{name}": getattr(row, name) for name in _WRITTEN}} for row in changed],
-    )
 
 
 def apply_statuses(session: Session, events: list[StatusEvent], now: datetime) -> StatusOutcome:
@@ -123,16 +82,19 @@ def apply_statuses(session: Session, events: list[StatusEvent], now: datetime) -
         {event.wamid for event in events},
         {event.callback_data for event in events if event.callback_data},
     )
-    by_wamid = {row.wamid: row for row in rows if row.wamid}
-    by_key = {row.dedupe_key: row for row in rows}
+    by_wamid = {row["wamid"]: row for row in rows if row["wamid"]}
+    by_key = {row["dedupe_key"]: row for row in rows}
     evidence: list[dict[str, Any]] = []
     for event in events:
         row = by_wamid.get(event.wamid)
         if row is None and event.callback_data:
             candidate = by_key.get(event.callback_data)
-            if candidate is not None and candidate.wamid is None and candidate.state in _RESOLVABLE_BY_KEY:
-                candidate.wamid = event.wamid
-                candidate.changed = True
+            if (
+                candidate is not None
+                and candidate["wamid"] is None
+                and candidate["state"] in WAMID_BY_KEY.sources
+            ):
+                _take(candidate, WAMID_BY_KEY, now, {"wamid": event.wamid})
                 by_wamid[event.wamid] = candidate
                 row = candidate
         if row is None:
@@ -147,7 +109,7 @@ def apply_statuses(session: Session, events: list[StatusEvent], now: datetime) -
                 "occurred_at": event.occurred_at or now,
                 "recipient_id": event.recipient_id,
                 "callback_data": event.callback_data,
-                "message_id": row.id if row is not None else None,
+                "message_id": row["id"] if row is not None else None,
                 "errors": event.errors,
                 "received_at": now,
             }
@@ -157,37 +119,44 @@ def apply_statuses(session: Session, events: list[StatusEvent], now: datetime) -
     return outcome
 
 
-def _apply(row: _Row, event: StatusEvent, now: datetime, outcome: StatusOutcome) -> None:
-    occurred_at = event.occurred_at or now
-    timestamp_field = _TIMESTAMP_FIELDS.get(event.status)
-    # A late status still records when it happened, even if it cannot move the state back.
-    if timestamp_field is not None and getattr(row, timestamp_field) is None:
-        setattr(row, timestamp_field, occurred_at)
-        row.changed = True
-    if event.errors:
-        row.changed = True
-        code, title, details = first_error(event.errors)
-        row.last_error_code = code
-        row.last_error_title = title
-        row.last_error_details = details
-    previous = row.state
-    state = states.state_after_status(previous, event.status)
-    if state == previous:
-        return
-    row.state = state
-    row.updated_at = now
-    row.changed = True
-    if previous == states.UNKNOWN:
-        row.unknown_since = None
-    outcome.journal.append(
-        (
-            "message.state_changed",
-            {
-                "key": row.dedupe_key,
-                "conversation_id": row.conversation_id,
-                "state": state,
-                "previous_state": previous,
-                "wamid": row.wamid,
-            },
-        )
+def _apply(row: dict[str, Any], event: StatusEvent, now: datetime, outcome: StatusOutcome) -> None:
+    step = after_status(
+        state=row["state"],
+        status=event.status,
+        occurred_at=event.occurred_at or now,
+        errors=first_error(event.errors) if event.errors else None,
     )
+    if step is None:
+        return
+    previous = row["state"]
+    _take(row, step.transition, now, step.given)
+    entry = state_changed_entry(
+        step.transition,
+        RowRef(
+            key=row["dedupe_key"],
+            conversation_id=row["conversation_id"],
+            previous_state=previous,
+            wamid=row["wamid"],
+        ),
+    )
+    if entry is not None:
+        outcome.journal.append(entry)
+
+
+def _take(row: dict[str, Any], transition: Transition, now: datetime, given: Mapping[str, Any]) -> None:
+    values = apply(transition, row, now, given)
+    changed = {name for name, value in values.items() if row[name] != value}
+    if changed - _BOOKKEEPING:
+        row.update(values)
+        row[_CHANGED] |= changed
+
+
+def _write_rows(session: Session, rows: list[dict[str, Any]]) -> None:
+    # Rows whose statuses changed the same fields share one executemany, which then binds only those:
+    # in a batch of statuses that is one or two statements of a few columns each.
+    by_fields: dict[frozenset[str], list[dict[str, Any]]] = {}
+    for row in rows:
+        if row[_CHANGED]:
+            by_fields.setdefault(frozenset(row[_CHANGED]), []).append(row)
+    for fields, group in by_fields.items():
+        write_applied(session, sorted(fields), group)

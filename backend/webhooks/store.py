@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from typing import Any
 from backend.clock import Clock, utc_now
 from backend.database import Database
 from backend.database.models import WebhookDelivery
+from backend.parts import WriteTurns
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +28,7 @@ WRITER_IDLE_SECONDS = 2.0
 BACKGROUND_PATIENCE_SECONDS = 0.05
 
 
-class WriteTurns:
+class SqliteWriteTurns:
     """Takes turns at SQLite's single write lock inside one process, webhook bodies first.
 
     Without it the processor and the body writer meet in SQLite's busy handler, which sleeps and
@@ -81,7 +81,7 @@ class WriteTurns:
             self._condition.notify_all()
 
 
-class _NoTurns:
+class NoWriteTurns:
     """PostgreSQL writers do not share one lock: no turns needed."""
 
     @contextmanager
@@ -95,19 +95,9 @@ class _NoTurns:
         yield
 
 
-_TURNS: weakref.WeakKeyDictionary[Any, WriteTurns] = weakref.WeakKeyDictionary()
-_TURNS_LOCK = threading.Lock()
-
-
-def write_turns(database: Database) -> WriteTurns | _NoTurns:
-    """The turns shared by every writer of this database's engine in this process."""
-    if not database.is_sqlite:
-        return _NoTurns()
-    with _TURNS_LOCK:
-        turns = _TURNS.get(database.engine)
-        if turns is None:
-            turns = _TURNS[database.engine] = WriteTurns()
-        return turns
+def write_turns_for(database: Database) -> WriteTurns:
+    """New turns for the writers of this database; every writer of one process must share them."""
+    return SqliteWriteTurns() if database.is_sqlite else NoWriteTurns()
 
 
 @dataclass
@@ -132,6 +122,7 @@ class DeliveryStore:
         *,
         clock: Clock = utc_now,
         timeout_seconds: float = DEFAULT_STORE_TIMEOUT_SECONDS,
+        turns: WriteTurns | None = None,
     ) -> None:
         self._database = database
         self._clock = clock
@@ -149,7 +140,7 @@ class DeliveryStore:
         )
         processor = table.c.received_at.type.bind_processor(dialect)
         self._sqlite = database.is_sqlite
-        self._turns = write_turns(database)
+        self._turns = turns if turns is not None else write_turns_for(database)
         self._time_processor: Callable[[datetime], Any] = processor or (lambda value: value)
 
     def store(self, body: bytes, signature: str | None) -> bool:

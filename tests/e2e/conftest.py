@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
+from app.composition import build_parts
 from app.http_server import HttpServer
 from app.service import Service, build_service
 from backend.clock import utc_now
@@ -128,7 +129,7 @@ def start_stack(database: Database, database_url: str, tmp_path: Path) -> Iterat
             purposes={"reminder": PurposeRule(unknown_rule="resend")},
             **setting_options,
         )
-        service = build_service(settings, database)
+        service = build_service(build_parts(settings, database))
         server = HttpServer(service.web_app, "127.0.0.1", 0).start()
         sandbox.set_webhook_url(f"{server.url}/webhooks/whatsapp")
         with database.transaction() as session:

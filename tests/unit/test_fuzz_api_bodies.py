@@ -16,6 +16,7 @@ from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from app.composition import build_parts
 from backend.clock import utc_now
 from backend.database import Database
 from backend.settings import Settings
@@ -67,7 +68,7 @@ def app_and_token(database: Database, database_url: str, tmp_path: Path) -> tupl
     settings = Settings(data_dir=tmp_path, database_url=database_url)
     with database.transaction() as session:
         token = create_user(session, "fuzzer", "supervisor", utc_now())
-    return create_app(database, settings), token
+    return create_app(build_parts(settings, database)), token
 
 
 def body_routes(app: Flask) -> list[tuple[str, str]]:

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
 
+from app.composition import build_parts
 from backend.database import Database
 from backend.database.models import InboundMessage, WebhookDelivery
 from backend.domain.webhook_events import ParsedBody, WebhookParseError, parse_body
@@ -224,7 +225,7 @@ def test_the_processor_never_stops_never_loses_a_body_and_still_processes_genuin
     ids = [store(body) for body in junk]
     genuine = json.dumps(envelope(genuine_message(genuine_index))).encode()
     genuine_id = store(genuine)
-    processor = WebhookProcessor(database, processor_settings, batch_size=3)
+    processor = WebhookProcessor(build_parts(processor_settings, database), batch_size=3)
     for _ in range(len(ids) + 3):
         processor.run_once()  # raising here would stop the worker's loop
     with database.reader() as session:

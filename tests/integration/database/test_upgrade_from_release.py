@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import MetaData, func, select
 
+from app.composition import build_parts
 from backend.database import create_database, upgrade_database
 from backend.database.migrate import current_revision
 from backend.database.models import Contact, Conversation, InboundMessage, OutboxMessage, WebhookDelivery
@@ -181,7 +182,7 @@ def test_a_released_database_upgrades_with_its_data_intact(
         # The upgraded data serves the current API: the thread nests the reply, and the
         # released supervisor's token still signs in.
         settings = load_settings(environ={"INBOX_DATA_DIR": str(tmp_path)})
-        client = create_app(database, settings).test_client()
+        client = create_app(build_parts(settings, database)).test_client()
         headers = {"Authorization": f"Bearer {TOKEN}"}
         thread = client.get("/v1/conversations/1/thread", headers=headers)
         assert thread.status_code == 200, thread.get_json()

@@ -1,5 +1,5 @@
 """Fixtures for inbox tests: the same settings, app, client and processor as the webhook tests."""
 
-from tests.integration.webhooks.conftest import app, client, processor, settings
+from tests.integration.webhooks.conftest import app, client, parts, processor, settings
 
-__all__ = ["app", "client", "processor", "settings"]
+__all__ = ["app", "client", "parts", "processor", "settings"]

@@ -8,6 +8,7 @@ from datetime import timedelta
 from flask.testing import FlaskClient
 from sqlalchemy import select, update
 
+from app.composition import build_parts
 from backend.database import Database
 from backend.database.models import (
     IdempotencyRecord,
@@ -54,9 +55,8 @@ def test_old_things_go_and_unfinished_things_stay(
             .where(OutboxMessage.id == short)
             .values(purpose="otp", updated_at=NOW - timedelta(days=8))
         )
-    sweeper = RetentionSweeper(
-        database, replace(settings, purposes={"otp": PurposeRule(retention_days=7)}), clock=lambda: NOW
-    )
+    otp_kept_a_week = replace(settings, purposes={"otp": PurposeRule(retention_days=7)})
+    sweeper = RetentionSweeper(build_parts(otp_kept_a_week, database, clock=lambda: NOW))
     result = sweeper.run_once()
     assert (result.event_keys, result.raw_bodies, result.outbox_rows) == (1, 1, 2)
     with database.reader() as session:
@@ -88,7 +88,7 @@ def test_idempotency_records_older_than_a_day_are_purged(database: Database, set
                     created_at=NOW - age,
                 )
             )
-    result = RetentionSweeper(database, settings, clock=lambda: NOW).run_once()
+    result = RetentionSweeper(build_parts(settings, database, clock=lambda: NOW)).run_once()
     assert result.idempotency_records == 1
     with database.reader() as session:
         assert list(session.scalars(select(IdempotencyRecord.key))) == ["fresh"]

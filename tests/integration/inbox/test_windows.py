@@ -9,9 +9,11 @@ from typing import Any
 from flask.testing import FlaskClient
 from sqlalchemy import select
 
+from app.composition import build_parts
 from backend.database import Database
 from backend.database.models import JournalEntry, OutboxMessage
 from backend.inbox.windows import WindowTimers
+from backend.parts import BackendParts
 from backend.settings import Settings
 from backend.webhooks.processor import WebhookProcessor
 from tests.integration.webhooks.support import NOW, deliver, text_message
@@ -34,11 +36,11 @@ def _window_events(database: Database) -> list[tuple[str, dict[str, Any]]]:
 
 
 def test_closing_and_closed_are_journaled_once_per_window_opening(
-    database: Database, client: FlaskClient, processor: WebhookProcessor
+    database: Database, client: FlaskClient, processor: WebhookProcessor, parts: BackendParts
 ) -> None:
     deliver(client, processor, text_message("wamid.W1", sent_at=NOW))
     clock = Clock(NOW + timedelta(hours=22))
-    timers = WindowTimers(database, clock=clock)
+    timers = WindowTimers(replace(parts, clock=clock))
     assert timers.run_once().closing == 0
     clock.now = NOW + timedelta(hours=23, minutes=1)
     assert timers.run_once().closing == 1
@@ -68,11 +70,11 @@ def test_closing_and_closed_are_journaled_once_per_window_opening(
 
 
 def test_a_message_that_extends_the_window_moves_the_warning(
-    database: Database, client: FlaskClient, processor: WebhookProcessor
+    database: Database, client: FlaskClient, processor: WebhookProcessor, parts: BackendParts
 ) -> None:
     deliver(client, processor, text_message("wamid.E1", sent_at=NOW))
     clock = Clock(NOW + timedelta(hours=23, minutes=30))
-    timers = WindowTimers(database, clock=clock)
+    timers = WindowTimers(replace(parts, clock=clock))
     assert timers.run_once().closing == 1
     deliver(client, processor, text_message("wamid.E2", sent_at=NOW + timedelta(hours=23, minutes=40)))
     clock.now = NOW + timedelta(hours=24, minutes=5)
@@ -96,7 +98,7 @@ def test_the_away_message_is_off_by_default(
 def test_the_away_message_goes_once_per_window_opening_outside_business_hours(
     database: Database, client: FlaskClient, settings: Settings
 ) -> None:
-    processor = WebhookProcessor(database, replace(settings, auto_reply_enabled=True))
+    processor = WebhookProcessor(build_parts(replace(settings, auto_reply_enabled=True), database))
     night = NOW.replace(hour=23)
     deliver(client, processor, text_message("wamid.N1", sent_at=night))
     deliver(

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from app.composition import build_parts
 from backend.database import Database, create_database
 from backend.outbox.claim import claim_batch, pacing_rules
 from backend.outbox.sender import OutboxSender
@@ -86,7 +87,9 @@ def test_two_sender_threads_send_each_row_once(
     stop = threading.Event()
     senders = [
         OutboxSender(
-            create_database(database_url), settings, transport=graph.transport(), worker_id=f"thread-{i}"
+            build_parts(settings, create_database(database_url)),
+            transport=graph.transport(),
+            worker_id=f"thread-{i}",
         )
         for i in range(2)
     ]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from app.composition import build_parts
 from backend.database import Database
 from backend.outbox.sender import OutboxSender
 from backend.outbox.workers import OutboxSweeper
@@ -58,18 +59,18 @@ def test_killed_sender_leaves_unknown_rows_that_are_never_resent(
     killed_at = datetime.now(UTC)
 
     # Within the lease nothing moves: the worker might only be slow.
-    assert OutboxSweeper(database, settings, clock=lambda: killed_at).run_once().expired == 0
+    assert OutboxSweeper(build_parts(settings, database, clock=lambda: killed_at)).run_once().expired == 0
     assert count_in_state(database, "sending") == ROWS
 
     after_lease = killed_at + timedelta(seconds=settings.send_lease_seconds + 2)
-    report = OutboxSweeper(database, settings, clock=lambda: after_lease).run_once()
+    report = OutboxSweeper(build_parts(settings, database, clock=lambda: after_lease)).run_once()
     assert report.expired == ROWS
     after = rows(database)
     assert {row.state for row in after.values()} == {"unknown"}
     assert all(row.last_error_title == "lease expired" for row in after.values())
 
     # Another sender finds nothing to send: unknown rows wait for evidence, a rule or a person.
-    resumed = OutboxSender(database, settings, clock=lambda: after_lease + timedelta(seconds=1))
+    resumed = OutboxSender(build_parts(settings, database, clock=lambda: after_lease + timedelta(seconds=1)))
     assert resumed.run_once() == 0
     time.sleep(0.2)
     counts = hanging_graph.snapshot()["keys"]

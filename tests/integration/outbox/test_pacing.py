@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 import pytest
 from sqlalchemy import func, select, update
 
+from app.composition import build_parts
 from backend.database import Database
 from backend.database.models import Contact, OutboxMessage
 from backend.outbox.sender import OutboxSender
@@ -35,10 +36,8 @@ def _sender(
 ) -> OutboxSender:
     graph.clock = clock
     return OutboxSender(
-        database,
-        settings,
+        build_parts(settings, database, clock=clock),
         transport=graph.transport(),
-        clock=clock,
         sleep_until=clock.sleep_until,
         jitter=lambda: 0.5,
         **extra,  # type: ignore[arg-type]

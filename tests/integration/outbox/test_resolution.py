@@ -39,7 +39,6 @@ LEASE_AHEAD = {"lease_expires_at": START + timedelta(seconds=30)}
         ("unknown", {}, "resend", "queued"),
         ("sending", LEASE_PAST, "resend", "queued"),
         ("held", {"hold_reason": "window_closed"}, "resend", "queued"),
-        ("failed", {}, "resend", "queued"),
         ("queued", {}, "cancel", "cancelled"),
         ("unknown", {}, "cancel", "cancelled"),
         ("held", {}, "cancel", "cancelled"),
@@ -93,8 +92,11 @@ def test_allowed_decisions(
         ("queued", {}, "resend"),
         ("held", {}, "mark_sent"),
         ("failed", {}, "mark_sent"),
+        # `failed` and `cancelled` are final: a new attempt needs a new key.
+        ("failed", {}, "resend"),
         ("failed", {}, "cancel"),
         ("cancelled", {}, "resend"),
+        ("cancelled", {}, "cancel"),
     ],
 )
 def test_refused_decisions_change_nothing(

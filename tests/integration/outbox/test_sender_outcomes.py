@@ -11,6 +11,7 @@ import httpx
 import pytest
 from sqlalchemy import select
 
+from app.composition import build_parts
 from backend.database import Database
 from backend.database.models import JournalEntry, PacingSlot
 from backend.domain.pacing import customer_slot_key
@@ -31,10 +32,8 @@ from tests.integration.outbox.conftest import (
 
 def _sender(database: Database, settings: Settings, transport: Any, clock: FakeClock) -> OutboxSender:
     return OutboxSender(
-        database,
-        settings,
+        build_parts(settings, database, clock=clock),
         transport=transport,
-        clock=clock,
         sleep_until=clock.sleep_until,
         jitter=lambda: 0.5,
     )
@@ -290,7 +289,9 @@ def _stalled_sender(
 
     graph.clock = clock
     return OutboxSender(
-        database, settings, transport=graph.transport(), clock=clock, sleep_until=stalled_sleep_until
+        build_parts(settings, database, clock=clock),
+        transport=graph.transport(),
+        sleep_until=stalled_sleep_until,
     )
 
 

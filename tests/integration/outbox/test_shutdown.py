@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
+from app.composition import build_parts
 from backend.database import Database
 from backend.outbox.sender import OutboxSender
 from backend.settings import Settings
@@ -42,7 +43,9 @@ def test_stop_finishes_in_flight_calls_and_gives_back_the_rest(
         )
 
     graph = RecordingGraph(slow)
-    sender = OutboxSender(database, settings, transport=_ThreadedMock(graph), shutdown_grace_seconds=2.0)
+    sender = OutboxSender(
+        build_parts(settings, database), transport=_ThreadedMock(graph), shutdown_grace_seconds=2.0
+    )
     stop = threading.Event()
     thread = threading.Thread(target=sender.run, args=(stop,))
     thread.start()
@@ -78,7 +81,9 @@ def test_calls_still_unanswered_after_the_grace_are_unknown(
         return httpx.Response(200, json={"messages": [{"id": "wamid.late"}]})
 
     graph = RecordingGraph(never)
-    sender = OutboxSender(database, settings, transport=_ThreadedMock(graph), shutdown_grace_seconds=0.5)
+    sender = OutboxSender(
+        build_parts(settings, database), transport=_ThreadedMock(graph), shutdown_grace_seconds=0.5
+    )
     stop = threading.Event()
     thread = threading.Thread(target=sender.run, args=(stop,))
     thread.start()

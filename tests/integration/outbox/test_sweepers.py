@@ -8,6 +8,7 @@ from datetime import timedelta
 import httpx
 from sqlalchemy import select
 
+from app.composition import build_parts
 from backend.database import Database
 from backend.database.models import JournalEntry, OutboxMessage, SendDecision, StatusEvent
 from backend.outbox.sender import OutboxSender
@@ -42,7 +43,9 @@ def _make_unknown(
 
     graph = RecordingGraph(timeout)
     OutboxSender(
-        database, settings, transport=graph.transport(), clock=clock, sleep_until=clock.sleep_until
+        build_parts(settings, database, clock=clock),
+        transport=graph.transport(),
+        sleep_until=clock.sleep_until,
     ).run_once()
     assert {row.state for row in rows(database).values()} == {"unknown"}
     return graph
@@ -73,7 +76,7 @@ def test_expired_leases_become_unknown_and_are_journaled(
             session, rules=pacing_rules(settings), lease_seconds=30, now=START, limit=1, worker_id="gone"
         )
     assert len(claimed) == 1
-    sweeper = OutboxSweeper(database, settings, clock=clock)
+    sweeper = OutboxSweeper(build_parts(settings, database, clock=clock))
     clock.set(claimed[0].lease_expires_at)
     assert sweeper.run_once().expired == 0  # at the lease's end, not past it
     clock.advance(0.001)
@@ -110,7 +113,7 @@ def test_unknown_rows_wait_then_follow_their_purpose_rule(
         clock,
         [("table-7", "table_ready"), ("pay-1", "payment_request"), ("ship-1", "order_shipped")],
     )
-    sweeper = OutboxSweeper(database, settings, clock=clock)
+    sweeper = OutboxSweeper(build_parts(settings, database, clock=clock))
     clock.advance(299)
     assert sweeper.run_once().decisions == []
     clock.advance(2)
@@ -129,7 +132,9 @@ def test_unknown_rows_wait_then_follow_their_purpose_rule(
     assert sweeper.run_once().decisions == []
     # The resent row goes again as a new attempt under the same key.
     OutboxSender(
-        database, settings, transport=RecordingGraph().transport(), clock=clock, sleep_until=clock.sleep_until
+        build_parts(settings, database, clock=clock),
+        transport=RecordingGraph().transport(),
+        sleep_until=clock.sleep_until,
     ).run_once()
     after = rows(database)
     assert (after["table-7"].state, after["table-7"].attempts) == ("accepted", 2)
@@ -145,7 +150,7 @@ def test_resend_rule_stops_at_max_attempts(database: Database, settings_for: Cal
     clock = FakeClock()
     _make_unknown(database, settings, clock, [("table-7", "table_ready")])
     clock.advance(11)
-    decisions = OutboxSweeper(database, settings, clock=clock).run_once().decisions
+    decisions = OutboxSweeper(build_parts(settings, database, clock=clock)).run_once().decisions
     assert [(d.key, d.action) for d in decisions] == [("table-7", "review")]
     assert "limit of 1" in decisions[0].reason
 
@@ -167,7 +172,7 @@ def test_a_status_already_received_is_evidence(
             )
         )
     clock.advance(11)
-    decisions = OutboxSweeper(database, settings, clock=clock).run_once().decisions
+    decisions = OutboxSweeper(build_parts(settings, database, clock=clock)).run_once().decisions
     assert [(d.key, d.action) for d in decisions] == [("ship-1", "accepted")]
     row = rows(database)["ship-1"]
     assert (row.state, row.wamid) == ("accepted", "wamid.EVIDENCE")
@@ -178,7 +183,9 @@ def test_stale_customer_slots_are_pruned(database: Database, settings_for: Calla
     clock = FakeClock()
     enqueue_all(database, settings, [template_request("k1", number(1))], START)
     OutboxSender(
-        database, settings, transport=RecordingGraph().transport(), clock=clock, sleep_until=clock.sleep_until
+        build_parts(settings, database, clock=clock),
+        transport=RecordingGraph().transport(),
+        sleep_until=clock.sleep_until,
     ).run_once()
     clock.advance(timedelta(hours=2).total_seconds())
-    assert OutboxSweeper(database, settings, clock=clock).run_once().pruned_slots == 1
+    assert OutboxSweeper(build_parts(settings, database, clock=clock)).run_once().pruned_slots == 1

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from flask import Flask
 
+from app.composition import build_parts
 from app.http_server import HttpServer
 from backend.database import Database
 from backend.settings import Settings
@@ -30,7 +31,7 @@ def app(database: Database, database_url: str, tmp_path: Path) -> Flask:
         whatsapp_app_secret="limits-secret",
         whatsapp_verify_token="limits-verify",
     )
-    return create_app(database, settings)
+    return create_app(build_parts(settings, database))
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
+from app.composition import build_parts
 from app.http_server import is_loopback
 from backend.database import Database
 from backend.database.models import InboundMessage, JournalEntry, ProcessedEvent, WebhookDelivery
@@ -30,7 +31,7 @@ def test_forged_bodies_are_refused_and_never_become_messages(
     database: Database, database_url: str, tmp_path: Path
 ) -> None:
     settings = make_settings(tmp_path, database_url)
-    client = create_app(database, settings).test_client()
+    client = create_app(build_parts(settings, database)).test_client()
     genuine = encode(envelope(text_message("wamid.GENUINE", body="pay to account 1")))
     forged_body = encode(envelope(text_message("wamid.FORGED", body="pay to account 2")))
     # The same JSON re-serialised (spaces added) no longer matches a signature made over the raw bytes.
@@ -48,7 +49,7 @@ def test_forged_bodies_are_refused_and_never_become_messages(
         headers = {} if signature is None else {"X-Hub-Signature-256": signature}
         response = client.post("/webhooks/whatsapp", data=body, headers=headers)
         assert response.status_code in {401, 403}, (signature, response.status_code)
-    WebhookProcessor(database, settings).drain()
+    WebhookProcessor(build_parts(settings, database)).drain()
     assert _count(database, WebhookDelivery) == 0
     assert _count(database, InboundMessage) == 0
 
@@ -57,8 +58,9 @@ def test_a_replayed_genuine_body_is_stored_but_applied_once(
     database: Database, database_url: str, tmp_path: Path
 ) -> None:
     settings = make_settings(tmp_path, database_url)
-    client = create_app(database, settings).test_client()
-    processor = WebhookProcessor(database, settings)
+    parts = build_parts(settings, database)
+    client = create_app(parts).test_client()
+    processor = WebhookProcessor(parts)
     body = encode(envelope(text_message("wamid.REPLAYED", body="hello once")))
     headers = {"X-Hub-Signature-256": sign(body, APP_SECRET)}
     for _ in range(3):

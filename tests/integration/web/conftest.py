@@ -12,9 +12,11 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from app.composition import build_parts
 from backend.database import Database
 from backend.database.models import Contact, Conversation, InboundMessage
 from backend.inbox.contacts import contact_for_number, conversation_for
+from backend.parts import BackendParts
 from backend.settings import Settings, load_settings
 from backend.users import create_user
 from backend.web import create_app
@@ -37,9 +39,10 @@ class FakeClock:
 
 @dataclass
 class Api:
-    """An app, its database, clock and the tokens of an agent and a supervisor."""
+    """An app, its parts, database, clock and the tokens of an agent and a supervisor."""
 
     app: Flask
+    parts: BackendParts
     database: Database
     settings: Settings
     clock: FakeClock
@@ -70,9 +73,10 @@ def api(database: Database, tmp_path: Path) -> Api:
         agent = create_user(session, "alice", "agent", START)
         supervisor = create_user(session, "sam", "supervisor", START)
         other = create_user(session, "bob", "agent", START)
-    app = create_app(database, settings, clock=clock)
+    parts = build_parts(settings, database, clock=clock)
+    app = create_app(parts)
     app.config["TESTING"] = True
-    return Api(app, database, settings, clock, agent, supervisor, other)
+    return Api(app, parts, database, settings, clock, agent, supervisor, other)
 
 
 def add_inbound(

@@ -9,6 +9,7 @@ import httpx
 import pytest
 from sqlalchemy import select
 
+from app.composition import build_parts
 from backend.database.models import OutboxMessage
 from backend.domain.outcomes import not_sent, outcome_of_answer, unknown
 from backend.domain.send_errors import ErrorReason, error_reason
@@ -77,7 +78,9 @@ def test_an_expired_lease_is_reported_as_lease_expired(api: Api) -> None:
 def test_a_stored_payload_that_cannot_be_sent_is_reported_as_payload_unsendable(api: Api) -> None:
     _row(api, "broken", state="queued", kind="template", payload={"unexpected": True})
     never_called = httpx.MockTransport(lambda request: httpx.Response(500))
-    sender = OutboxSender(api.database, api.settings, transport=never_called, clock=lambda: api.clock.now)
+    sender = OutboxSender(
+        build_parts(api.settings, api.database, clock=lambda: api.clock.now), transport=never_called
+    )
     assert sender.run_once() == 1
     with api.database.reader() as session:
         state = session.scalars(select(OutboxMessage.state).where(OutboxMessage.dedupe_key == "broken")).one()

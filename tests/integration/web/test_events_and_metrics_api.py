@@ -161,8 +161,8 @@ def test_templates_are_listed_from_the_templates_file(api: Api) -> None:
 
 def test_a_commit_that_journals_signals_waiting_polls_and_a_rollback_does_not(api: Api) -> None:
     from backend.journal import journal
-    from backend.web.events_api import signal
 
+    signal = api.parts.journal_signal
     before = signal.generation()
     with api.database.transaction() as session:
         session.execute(insert(JournalEntry).values(type="x", at=api.clock.now, data={}))  # no ORM object

@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from app.composition import build_parts
 from app.http_server import HttpServer
 from backend.database import Database
 from backend.domain.webhook_signature import sign
@@ -54,7 +55,7 @@ class Served:
 def served(database: Database, database_url: str, tmp_path: Path) -> Iterator[Served]:
     with database.transaction() as session:
         token = create_user(session, "desk", "agent", NOW)
-    app = create_app(database, make_settings(tmp_path, database_url))
+    app = create_app(build_parts(make_settings(tmp_path, database_url), database))
     server = HttpServer(app, "127.0.0.1", 0, threads=RESERVE_THREADS, long_poll_slots=LONG_POLL_SLOTS).start()
     try:
         yield Served(app, database, server.url, token)

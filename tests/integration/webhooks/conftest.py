@@ -8,10 +8,13 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from app.composition import build_parts
 from backend.database import Database
+from backend.parts import BackendParts
 from backend.settings import Settings
+from backend.web import create_app
 from backend.webhooks.processor import WebhookProcessor
-from tests.integration.webhooks.support import make_app, make_settings
+from tests.integration.webhooks.support import make_settings
 
 
 @pytest.fixture
@@ -21,9 +24,15 @@ def settings(tmp_path: Path, database_url: str) -> Settings:
 
 
 @pytest.fixture
-def app(database: Database, settings: Settings) -> Flask:
+def parts(database: Database, settings: Settings) -> BackendParts:
+    """The backend's parts on the test database, shared by the app and the processor as in `inbox serve`."""
+    return build_parts(settings, database)
+
+
+@pytest.fixture
+def app(parts: BackendParts) -> Flask:
     """The product's app on the test database."""
-    return make_app(database, settings)
+    return create_app(parts)
 
 
 @pytest.fixture
@@ -33,6 +42,6 @@ def client(app: Flask) -> FlaskClient:
 
 
 @pytest.fixture
-def processor(database: Database, settings: Settings) -> WebhookProcessor:
+def processor(parts: BackendParts) -> WebhookProcessor:
     """The webhook processor on the test database."""
-    return WebhookProcessor(database, settings)
+    return WebhookProcessor(parts)

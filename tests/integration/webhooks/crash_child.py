@@ -6,10 +6,12 @@ import sys
 import threading
 from pathlib import Path
 
+from app.composition import build_parts
 from app.http_server import HttpServer
 from backend.database import create_database
+from backend.web import create_app
 from backend.webhooks.processor import WebhookProcessor
-from tests.integration.webhooks.support import make_app, make_settings
+from tests.integration.webhooks.support import make_settings
 
 
 def main() -> None:
@@ -17,9 +19,10 @@ def main() -> None:
     database_url, port_file, process = sys.argv[1], Path(sys.argv[2]), sys.argv[3] == "yes"
     settings = make_settings(port_file.parent, database_url)
     database = create_database(database_url)
-    server = HttpServer(make_app(database, settings), "127.0.0.1", 0, threads=8).start()
+    parts = build_parts(settings, database)
+    server = HttpServer(create_app(parts), "127.0.0.1", 0, threads=8).start()
     if process:
-        worker = WebhookProcessor(database, settings, batch_size=5)
+        worker = WebhookProcessor(parts, batch_size=5)
         threading.Thread(target=worker.run, args=(threading.Event(),), daemon=True).start()
     port_file.write_text(str(server.port))
     threading.Event().wait()

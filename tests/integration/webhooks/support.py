@@ -11,6 +11,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
+from app.composition import build_parts
 from backend.database import Database
 from backend.domain.webhook_signature import sign
 from backend.settings import Settings
@@ -36,8 +37,8 @@ def make_settings(tmp_path: Path, database_url: str, **overrides: Any) -> Settin
 
 
 def make_app(database: Database, settings: Settings) -> Flask:
-    """The product's Flask app."""
-    return create_app(database, settings)
+    """The product's Flask app on its own parts."""
+    return create_app(build_parts(settings, database))
 
 
 def encode(document: dict[str, Any]) -> bytes:

@@ -11,6 +11,7 @@ import pytest
 from flask.testing import FlaskClient
 from sqlalchemy import delete, func, select
 
+from app.composition import build_parts
 from backend import counters
 from backend.database import Database
 from backend.database.models import (
@@ -74,7 +75,7 @@ def test_every_recorded_body_lands_where_it_should(
                 session.execute(delete(table))
         ours = replace(settings, whatsapp_phone_number_id=_our_number(document))
         try:
-            _check_body(document, database, client, WebhookProcessor(database, ours))
+            _check_body(document, database, client, WebhookProcessor(build_parts(ours, database)))
         except AssertionError as error:
             raise AssertionError(f"{path.stem}/{name}: {error}") from error
 

@@ -14,6 +14,7 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
+from app.composition import build_parts
 from backend.database import Database
 from backend.database.models import InboundMessage, ProcessedEvent, WebhookDelivery
 from backend.domain.webhook_signature import sign
@@ -88,7 +89,7 @@ def test_every_body_answered_200_is_processed_after_a_kill(
     assert child.returncode == -signal.SIGKILL
     assert len(answered) >= 100
 
-    WebhookProcessor(database, settings).drain()
+    WebhookProcessor(build_parts(settings, database)).drain()
     with database.reader() as session:
         stored = set(session.scalars(select(InboundMessage.wamid)))
         assert answered <= stored

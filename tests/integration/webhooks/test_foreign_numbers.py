@@ -11,6 +11,7 @@ import pytest
 from flask.testing import FlaskClient
 from sqlalchemy import delete, select
 
+from app.composition import build_parts
 from backend import counters
 from backend.database import Database
 from backend.database.models import (
@@ -99,7 +100,7 @@ def test_a_body_about_two_numbers_applies_only_ours_and_keeps_the_whole_body(
     row_id = add_outbox_row(database, key="k", wamid="wamid.OUT")
     body = _both_numbers()
     _post(client, body)
-    result = WebhookProcessor(database, ours).drain()
+    result = WebhookProcessor(build_parts(ours, database)).drain()
     assert (result.applied, result.foreign_events, result.failed_deliveries) == (2, 3, 0)
     with database.reader() as session:
         assert session.scalars(select(InboundMessage.wamid)).all() == ["wamid.OURS"]
@@ -122,7 +123,7 @@ def test_a_body_about_two_numbers_applies_only_ours_and_keeps_the_whole_body(
 def test_each_foreign_number_is_logged_once_however_many_events_it_sends(
     database: Database, client: FlaskClient, ours: Settings, caplog: pytest.LogCaptureFixture
 ) -> None:
-    processor = WebhookProcessor(database, ours)
+    processor = WebhookProcessor(build_parts(ours, database))
     for index in range(3):
         _post(client, _body(_change(FOREIGN, text_message(f"wamid.F{index}"))))
         processor.drain()
@@ -143,7 +144,7 @@ def test_replay_applies_only_our_number_and_counts_nothing_again(
 ) -> None:
     add_outbox_row(database, key="k", wamid="wamid.OUT")
     _post(client, _both_numbers())
-    WebhookProcessor(database, ours).drain()
+    WebhookProcessor(build_parts(ours, database)).drain()
     with database.transaction() as session:
         session.execute(delete(InboundMessage))
         session.execute(delete(ProcessedEvent).where(ProcessedEvent.event_key == "msg:wamid.OURS"))
@@ -182,7 +183,7 @@ def test_metrics_show_foreign_events_and_cross_contact_quotes(
         client, _body(_change(FOREIGN, text_message("wamid.F1")), _change(FOREIGN, text_message("wamid.F2")))
     )
     _post(client, _body(_change(OURS, text_message("wamid.CROSS", context_id="wamid.THEIRS"))))
-    WebhookProcessor(database, ours).drain()
+    WebhookProcessor(build_parts(ours, database)).drain()
     with database.transaction() as session:
         token = create_user(session, "metrics-reader", "agent", NOW)
     measures = client.get("/v1/metrics", headers={"Authorization": f"Bearer {token}"}).get_json()

@@ -11,13 +11,14 @@ import pytest
 from flask.testing import FlaskClient
 from sqlalchemy import event, func, select, text
 
+from app.composition import build_parts
 from backend import counters
 from backend.database import Database, create_database
 from backend.database.models import WebhookDelivery
 from backend.domain.webhook_signature import sign
 from backend.settings import Settings
+from backend.web import create_app
 from backend.webhooks.processor import WebhookProcessor
-from backend.webhooks.receiver import STORE_SERVICE
 from backend.webhooks.store import DeliveryStore
 from tests.integration.webhooks.support import (
     APP_SECRET,
@@ -151,11 +152,11 @@ def _write_lock_held(database: Database) -> Iterator[None]:
 
 @pytest.mark.timeout(60)
 def test_a_lock_held_past_the_timeout_gets_a_503(database: Database, settings: Settings) -> None:
-    app = make_app(database, settings)
-    store = app.extensions["inbox"].services[STORE_SERVICE]
+    parts = build_parts(settings, database)
+    store = parts.delivery_store
     assert isinstance(store, DeliveryStore)
     store.timeout_seconds = 0.5
-    client = app.test_client()
+    client = create_app(parts).test_client()
     with _write_lock_held(database):
         response = post_signed(client, BODY)
         assert response.status_code == 503

@@ -1,11 +1,11 @@
-"""Status webhooks: forward only, failed wins, each status's own time kept, unknown rows resolved by key."""
+"""Status webhooks: forward only, failed wins but final states stay, each time kept, unknown rows resolved."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 from flask.testing import FlaskClient
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from backend import counters
 from backend.database import Database
@@ -133,3 +133,50 @@ def test_value_errors_without_messages_are_counted_and_the_body_is_done(
     with database.reader() as session:
         assert counters.read(session, "webhook_value_errors") == 1
         assert counters.read(session, counters.WEBHOOK_PARSE_FAILURES) == 0
+
+
+def test_a_status_taking_a_row_out_of_sending_or_unknown_clears_its_lease_worker_and_review_mark(
+    database: Database, client: FlaskClient, processor: WebhookProcessor
+) -> None:
+    sending = add_outbox_row(database, key="order-1:shipped", wamid=None, state="sending")
+    unknown = add_outbox_row(database, key="order-2:shipped", wamid=None, state="unknown")
+    with database.transaction() as session:
+        session.execute(
+            update(OutboxMessage)
+            .where(OutboxMessage.id == sending)
+            .values(lease_expires_at=NOW + timedelta(seconds=30), claimed_by="worker-1")
+        )
+        session.execute(
+            update(OutboxMessage)
+            .where(OutboxMessage.id == unknown)
+            .values(unknown_since=NOW, hold_reason="review", claimed_by="worker-1")
+        )
+    deliver(
+        client,
+        processor,
+        statuses(
+            status("wamid.S", "sent", callback_data="order-1:shipped"),
+            status("wamid.U", "delivered", callback_data="order-2:shipped"),
+        ),
+    )
+    for row_id, state in ((sending, "sent"), (unknown, "delivered")):
+        row = _row(database, row_id)
+        assert row.state == state
+        assert (row.lease_expires_at, row.claimed_by, row.hold_reason, row.unknown_since) == (None,) * 4
+
+
+def test_a_failed_status_for_a_cancelled_row_is_kept_as_evidence_and_the_row_stays_cancelled(
+    database: Database, client: FlaskClient, processor: WebhookProcessor
+) -> None:
+    row_id = add_outbox_row(database, key="k-cancelled", wamid="wamid.C", state="cancelled")
+    error = {"code": 131026, "title": "Message undeliverable", "error_data": {"details": "not on WhatsApp"}}
+    deliver(client, processor, statuses(status("wamid.C", "failed", at=T1, errors=[error])))
+    row = _row(database, row_id)
+    assert row.state == "cancelled"
+    assert row.failed_at == T1
+    assert (row.last_error_code, row.last_error_details) == (131026, "not on WhatsApp")
+    with database.reader() as session:
+        changes = session.scalars(
+            select(JournalEntry).where(JournalEntry.type == "message.state_changed")
+        ).all()
+        assert changes == []

@@ -10,6 +10,7 @@ import pytest
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
+from app.composition import build_parts
 from backend import counters
 from backend.database import Database
 from backend.database.models import InboundMessage, JournalEntry, OutboxMessage, WebhookDelivery
@@ -111,14 +112,14 @@ def test_two_processors_at_once_apply_each_event_once(
         assert post_signed(client, body).status_code == 200
 
     def work() -> None:
-        WebhookProcessor(database, settings, batch_size=7).drain()
+        WebhookProcessor(build_parts(settings, database), batch_size=7).drain()
 
     threads = [threading.Thread(target=work) for _ in range(2)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    WebhookProcessor(database, settings).drain()
+    WebhookProcessor(build_parts(settings, database)).drain()
 
     with database.reader() as session:
         assert {row.state for row in session.scalars(select(OutboxMessage))} == {"read"}

@@ -1,0 +1,85 @@
+"""The composition root: builds the backend's parts once and the workers that share them."""
+
+from __future__ import annotations
+
+import threading
+from typing import Protocol
+
+import httpx
+
+from backend.clock import Clock, utc_now
+from backend.database import Database
+from backend.domain.templates import TemplateCatalog
+from backend.inbox.retention import RetentionSweeper
+from backend.inbox.windows import WindowTimers
+from backend.journal import JournalSignal, LocalJournalSignal, watch_journal_commits
+from backend.outbox.auto_reply import AutoReply
+from backend.outbox.database_clock import DatabaseClock
+from backend.outbox.sender import OutboxSender
+from backend.outbox.workers import OutboxSweeper
+from backend.parts import BackendParts, Hooks
+from backend.settings import Settings
+from backend.templates import load_templates
+from backend.webhooks.processor import WebhookProcessor
+from backend.webhooks.store import DeliveryStore, write_turns_for
+
+GraphTransport = httpx.BaseTransport | httpx.AsyncBaseTransport
+
+
+class Worker(Protocol):
+    """A background loop of named steps; `run` returns when `stop` is set."""
+
+    name: str
+
+    def run(self, stop: threading.Event) -> None:
+        """Work until stop is set."""
+
+
+def build_parts(
+    settings: Settings,
+    database: Database,
+    *,
+    clock: Clock | None = None,
+    templates: TemplateCatalog | None = None,
+    journal_signal: JournalSignal | None = None,
+) -> BackendParts:
+    """The parts one process shares, from its settings and its open database.
+
+    Without a clock, PostgreSQL follows the database server's clock so processes on several machines
+    agree on time. Without a journal signal, commits wake long-polls of this process only.
+    """
+    if clock is None:
+        clock = utc_now if database.is_sqlite else DatabaseClock(database)
+    if templates is None:
+        templates = load_templates(settings.templates_file)
+    if journal_signal is None:
+        journal_signal = LocalJournalSignal()
+    watch_journal_commits(database, journal_signal.notify)
+    turns = write_turns_for(database)
+    hooks = Hooks(on_window_opened=AutoReply(settings, templates) if settings.auto_reply_enabled else None)
+    return BackendParts(
+        settings=settings,
+        database=database,
+        templates=templates,
+        clock=clock,
+        journal_signal=journal_signal,
+        delivery_store=DeliveryStore(database, clock=clock, turns=turns),
+        write_turns=turns,
+        hooks=hooks,
+    )
+
+
+def build_workers(parts: BackendParts, *, graph_transport: GraphTransport | None = None) -> list[Worker]:
+    """Every background worker, for `inbox serve` (threads beside the HTTP server) and `inbox worker`.
+
+    Each part of the backend adds its workers here, one block each.
+    """
+    workers: list[Worker] = []
+    # Outbox: the sender (graph_transport None = real network) and its sweeps.
+    workers.append(OutboxSender(parts, transport=graph_transport))
+    workers.append(OutboxSweeper(parts))
+    # Webhooks and inbox: stored bodies to effects, window timers, retention.
+    workers.append(WebhookProcessor(parts))
+    workers.append(WindowTimers(parts))
+    workers.append(RetentionSweeper(parts))
+    return workers
