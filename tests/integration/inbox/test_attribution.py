@@ -7,19 +7,10 @@ from flask.testing import FlaskClient
 from sqlalchemy import select
 
 from backend.database import Database
-from backend.database.models import InboundMessage, JournalEntry, User
+from backend.database.models import InboundMessage, JournalEntry
 from backend.inbox.attribution import AttributionError, attribute_inbound
 from backend.webhooks.processor import WebhookProcessor
 from tests.integration.webhooks.support import NOW, add_outbox_row, deliver, text_message
-
-
-@pytest.fixture
-def agent(database: Database) -> int:
-    with database.transaction() as session:
-        user = User(name="ada", role="agent", token_hash="0" * 64, created_at=NOW)
-        session.add(user)
-        session.flush()
-        return user.id
 
 
 def test_linking_and_new_topic_take_a_reply_out_of_the_work_queue(

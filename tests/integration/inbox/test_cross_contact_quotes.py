@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from backend import counters
 from backend.database import Database
-from backend.database.models import Contact, InboundMessage, JournalEntry, OutboxMessage, User
+from backend.database.models import Contact, InboundMessage, JournalEntry, OutboxMessage
 from backend.inbox.attribution import AttributionError, attribute_inbound
 from backend.webhooks.processor import WebhookProcessor
 from tests.integration.webhooks.support import (
@@ -152,15 +152,6 @@ def test_a_quote_is_honoured_when_the_sender_has_the_number_we_sent_to(
         assert session.get_one(Contact, reply.contact_id).wa_id == "0" + CUSTOMER
     assert (reply.attribution, reply.reply_to_message_id) == ("attributed", row_id)
     assert _cross_contact_quotes(database) == 0
-
-
-@pytest.fixture
-def agent(database: Database) -> int:
-    with database.transaction() as session:
-        user = User(name="ada", role="agent", token_hash="0" * 64, created_at=NOW)
-        session.add(user)
-        session.flush()
-        return user.id
 
 
 def test_an_agent_cannot_link_a_cross_contact_reply_to_the_message_it_quoted(

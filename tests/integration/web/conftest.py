@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 
 from app.composition import build_parts
 from backend.database import Database
-from backend.database.models import Contact, Conversation, InboundMessage
+from backend.database.models import Contact, Conversation, InboundMessage, OutboxMessage
 from backend.inbox.contacts import contact_for_number, conversation_for
 from backend.parts import BackendParts
 from backend.settings import Settings, load_settings
@@ -123,3 +123,22 @@ def add_inbound(
 
 
 AddInbound = Callable[..., tuple[int, int]]
+
+
+def add_outbox_row(api: Api, key: str, state: str = "unknown", **extra: Any) -> None:
+    """Put an outbox row straight into a given state, ten minutes old, as if its history had happened."""
+    now = api.clock.now
+    values: dict[str, Any] = {
+        "dedupe_key": key,
+        "to_number": "+16505551234",
+        "purpose": "order_shipped",
+        "kind": "text",
+        "payload": {"text": "x"},
+        "state": state,
+        "not_before": now - timedelta(minutes=10),
+        "created_at": now - timedelta(minutes=10),
+        "updated_at": now - timedelta(minutes=5),
+    }
+    values.update(extra)
+    with api.database.transaction() as session:
+        session.add(OutboxMessage(**values))

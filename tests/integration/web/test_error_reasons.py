@@ -15,25 +15,7 @@ from backend.domain.outcomes import not_sent, outcome_of_answer, unknown
 from backend.domain.send_errors import ErrorReason, error_reason
 from backend.outbox.sender import OutboxSender
 from backend.outbox.sweepers import expire_leases
-from tests.integration.web.conftest import Api, add_inbound
-
-
-def _row(api: Api, key: str, state: str = "unknown", **extra: Any) -> None:
-    now = api.clock.now
-    values: dict[str, Any] = {
-        "dedupe_key": key,
-        "to_number": "+16505551234",
-        "purpose": "order_shipped",
-        "kind": "text",
-        "payload": {"text": "x"},
-        "state": state,
-        "not_before": now - timedelta(minutes=10),
-        "created_at": now - timedelta(minutes=10),
-        "updated_at": now - timedelta(minutes=5),
-    }
-    values.update(extra)
-    with api.database.transaction() as session:
-        session.add(OutboxMessage(**values))
+from tests.integration.web.conftest import Api, add_inbound, add_outbox_row
 
 
 def _error(api: Api, key: str) -> Any:
@@ -58,17 +40,17 @@ RECORDED = [
 def test_the_error_of_a_message_names_its_reason(
     api: Api, key: str, code: int | None, title: str | None, reason: str
 ) -> None:
-    _row(api, key, last_error_code=code, last_error_title=title, last_error_details="seen")
+    add_outbox_row(api, key, last_error_code=code, last_error_title=title, last_error_details="seen")
     assert _error(api, key) == {"code": code, "title": title, "details": "seen", "reason": reason}
 
 
 def test_a_message_without_an_error_has_none(api: Api) -> None:
-    _row(api, "clean", state="queued")
+    add_outbox_row(api, "clean", state="queued")
     assert _error(api, "clean") is None
 
 
 def test_an_expired_lease_is_reported_as_lease_expired(api: Api) -> None:
-    _row(api, "stuck", state="sending", lease_expires_at=api.clock.now - timedelta(seconds=1))
+    add_outbox_row(api, "stuck", state="sending", lease_expires_at=api.clock.now - timedelta(seconds=1))
     with api.database.transaction() as session:
         assert expire_leases(session, api.clock.now) == 1
     error = _error(api, "stuck")
@@ -76,7 +58,7 @@ def test_an_expired_lease_is_reported_as_lease_expired(api: Api) -> None:
 
 
 def test_a_stored_payload_that_cannot_be_sent_is_reported_as_payload_unsendable(api: Api) -> None:
-    _row(api, "broken", state="queued", kind="template", payload={"unexpected": True})
+    add_outbox_row(api, "broken", state="queued", kind="template", payload={"unexpected": True})
     never_called = httpx.MockTransport(lambda request: httpx.Response(500))
     sender = OutboxSender(
         build_parts(api.settings, api.database, clock=lambda: api.clock.now), transport=never_called
@@ -91,7 +73,7 @@ def test_a_stored_payload_that_cannot_be_sent_is_reported_as_payload_unsendable(
 
 def test_the_supervisor_queue_and_the_thread_carry_the_reason(api: Api) -> None:
     conversation, _ = add_inbound(api.database, "+16505551234", "wamid.in", at=api.clock.now)
-    _row(
+    add_outbox_row(
         api,
         "unknown-1",
         conversation_id=conversation,

@@ -3,30 +3,11 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 from sqlalchemy import select
 
-from backend.database.models import OutboxMessage, SendDecision, StatusEvent
-from tests.integration.web.conftest import Api, add_inbound
-
-
-def _row(api: Api, key: str, state: str, **extra: Any) -> None:
-    now = api.clock.now
-    values: dict[str, Any] = {
-        "dedupe_key": key,
-        "to_number": "+16505551234",
-        "purpose": "order_shipped",
-        "kind": "text",
-        "payload": {"text": "x"},
-        "state": state,
-        "not_before": now - timedelta(minutes=10),
-        "created_at": now - timedelta(minutes=10),
-        "updated_at": now - timedelta(minutes=5),
-    }
-    values.update(extra)
-    with api.database.transaction() as session:
-        session.add(OutboxMessage(**values))
+from backend.database.models import SendDecision, StatusEvent
+from tests.integration.web.conftest import Api, add_inbound, add_outbox_row
 
 
 def _supervisor(api: Api) -> dict[str, str]:
@@ -35,7 +16,7 @@ def _supervisor(api: Api) -> dict[str, str]:
 
 def test_the_queue_lists_unknown_held_and_stuck_sending_with_evidence(api: Api) -> None:
     now = api.clock.now
-    _row(
+    add_outbox_row(
         api,
         "unknown-1",
         "unknown",
@@ -45,10 +26,10 @@ def test_the_queue_lists_unknown_held_and_stuck_sending_with_evidence(api: Api) 
         unknown_since=now - timedelta(minutes=4),
     )
     conversation, _ = add_inbound(api.database, "+16505551234", "wamid.in", at=now, name="Dana")
-    _row(api, "held-1", "held", hold_reason="window_closed", conversation_id=conversation)
-    _row(api, "stuck-1", "sending", lease_expires_at=now - timedelta(seconds=1), attempts=1)
-    _row(api, "working-1", "sending", lease_expires_at=now + timedelta(seconds=20))
-    _row(api, "queued-1", "queued")
+    add_outbox_row(api, "held-1", "held", hold_reason="window_closed", conversation_id=conversation)
+    add_outbox_row(api, "stuck-1", "sending", lease_expires_at=now - timedelta(seconds=1), attempts=1)
+    add_outbox_row(api, "working-1", "sending", lease_expires_at=now + timedelta(seconds=20))
+    add_outbox_row(api, "queued-1", "queued")
     with api.database.transaction() as session:
         session.add(
             StatusEvent(
@@ -83,7 +64,7 @@ def test_the_queue_lists_unknown_held_and_stuck_sending_with_evidence(api: Api) 
 
 
 def test_a_decision_is_applied_and_recorded_with_its_actor(api: Api) -> None:
-    _row(api, "unknown-2", "unknown")
+    add_outbox_row(api, "unknown-2", "unknown")
     response = api.client().post(
         "/v1/messages/unknown-2/resolve", json={"action": "mark_sent"}, headers=_supervisor(api)
     )
@@ -96,7 +77,7 @@ def test_a_decision_is_applied_and_recorded_with_its_actor(api: Api) -> None:
 
 
 def test_decisions_that_cannot_apply_are_refused_precisely(api: Api) -> None:
-    _row(api, "sent-1", "sent")
+    add_outbox_row(api, "sent-1", "sent")
     path = "/v1/messages/{}/resolve"
     not_resolvable = api.client().post(
         path.format("sent-1"), json={"action": "cancel"}, headers=_supervisor(api)
