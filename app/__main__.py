@@ -4,4 +4,6 @@ import sys
 
 from app.cli import main
 
-sys.exit(main())
+# Spawned child processes import this module again under another name; only the command runs `main`.
+if __name__ == "__main__":
+    sys.exit(main())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import socket
 import threading
 import time
 from typing import Any
@@ -21,6 +22,17 @@ logging.getLogger("waitress.queue").setLevel(logging.ERROR)
 
 # Threads for everything but waiting long-polls: webhooks, /healthz and the rest of the API.
 RESERVE_THREADS = 16
+# Listen backlog large enough for bursts of concurrent webhooks, and for the connections that
+# arrive while the HTTP process of `inbox serve` restarts on a socket its supervisor keeps open.
+LISTEN_BACKLOG = 1024
+
+
+def bind_listener(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on `host`:`port` (0 = any free port); raises OSError when it cannot."""
+    family, _type, _proto, _name, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    return socket.create_server(address[:2], family=family, backlog=LISTEN_BACKLOG)
 
 
 def is_loopback(host: str) -> bool:
@@ -39,9 +51,10 @@ class HttpServer:
     def __init__(
         self,
         app: Any,
-        host: str,
-        port: int,
+        host: str = "127.0.0.1",
+        port: int = 0,
         *,
+        listener: socket.socket | None = None,
         threads: int = RESERVE_THREADS,
         long_poll_slots: int = LONG_POLL_SLOTS,
     ) -> None:
@@ -49,26 +62,30 @@ class HttpServer:
 
         The product's app is told to let no more than `long_poll_slots` long-polls wait at once, so
         however many desks wait on GET /v1/events, `threads` threads stay free for everything else.
+        With `listener` (a socket bound by someone else, such as the supervisor of `inbox serve`),
+        `host` and `port` are ignored and the server accepts on that socket.
         """
         self._app = app
         if isinstance(app, InboxApp):
             app.limit_long_polls(long_poll_slots)
+        where: dict[str, Any] = (
+            {"sockets": [listener]} if listener is not None else {"host": host, "port": port}
+        )
         self._server = create_server(
             app,
-            host=host,
-            port=port,
+            **where,
             threads=threads + long_poll_slots,
             ident="inbox",
-            # Listen backlog large enough for bursts of concurrent webhooks.
-            backlog=1024,
+            backlog=LISTEN_BACKLOG,
             connection_limit=1000,
             clear_untrusted_proxy_headers=True,
             # Refuse oversized bodies from the request head (413) instead of buffering up to
             # waitress's default of 1 GB before the app can check its own limits.
             max_request_body_size=MAX_WEBHOOK_BYTES,
         )
-        self.host = host
+        self.host = host if listener is None else str(listener.getsockname()[0])
         self.port: int = self._server.effective_port
+        self._listener_closed = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"http:{self.port}", daemon=True)
 
     @property
@@ -87,6 +104,21 @@ class HttpServer:
         except OSError:
             # Closing the listening socket from stop() ends the loop with EBADF; that is a stop.
             log.debug("http server on port %s stopped", self.port)
+
+    def close_listener(self, timeout: float = 1.0) -> None:
+        """Stop accepting and close the listening socket now, so another server can bind its port.
+
+        Requests in progress carry on. The socket is closed on the serving loop's own thread, between
+        two of its waits, since closing a socket that loop is waiting on would end the loop.
+        """
+
+        def close() -> None:
+            self._server.accepting = False
+            self._server.socket.close()
+            self._listener_closed.set()
+
+        self._server.trigger.pull_trigger(close)
+        self._listener_closed.wait(timeout)
 
     def long_polls_waiting(self) -> int:
         """How many long-polls wait for events now (0 for an app other than the product's)."""

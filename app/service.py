@@ -1,4 +1,4 @@
-"""Builds and runs the backend: HTTP API, webhook receiver and background workers."""
+"""Runs the backend in one process: the HTTP app and the background workers on threads."""
 
 from __future__ import annotations
 
@@ -6,41 +6,21 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Protocol
 
-import httpx
-from flask import Flask
-
-from backend.clock import Clock, utc_now
-from backend.database import Database
-from backend.inbox.retention import RetentionSweeper
-from backend.inbox.windows import WindowTimers
-from backend.outbox.database_clock import DatabaseClock
-from backend.outbox.sender import OutboxSender
-from backend.outbox.workers import OutboxSweeper
-from backend.settings import Settings
+from app.composition import GraphTransport, Worker, build_workers
+from backend.parts import BackendParts
 from backend.web import create_app
-from backend.webhooks.processor import WebhookProcessor
+from backend.web.factory import InboxApp
 
 log = logging.getLogger(__name__)
 
 
-class Worker(Protocol):
-    """A background loop of named steps; `run` returns when `stop` is set."""
-
-    name: str
-
-    def run(self, stop: threading.Event) -> None:
-        """Work until stop is set."""
-
-
 @dataclass
 class Service:
-    """The long-lived parts of the backend, made in one place."""
+    """The backend's parts with the web app (if served here) and the workers running on them."""
 
-    settings: Settings
-    database: Database
-    web_app: Flask
+    parts: BackendParts
+    web_app: InboxApp | None
     workers: list[Worker] = field(default_factory=list)
     stop_event: threading.Event = field(default_factory=threading.Event)
     _threads: list[threading.Thread] = field(default_factory=list)
@@ -64,45 +44,14 @@ class Service:
         deadline = time.monotonic() + timeout
         for thread in self._threads:
             thread.join(max(0.0, deadline - time.monotonic()))
-        self.database.dispose()
-
-
-GraphTransport = httpx.BaseTransport | httpx.AsyncBaseTransport
-
-
-def build_workers(
-    settings: Settings,
-    database: Database,
-    *,
-    graph_transport: GraphTransport | None = None,
-    clock: Clock | None = None,
-) -> list[Worker]:
-    """Every background worker, for `inbox serve` (threads beside the HTTP server) and `inbox worker`.
-
-    Each part of the backend adds its workers here, one block each. Without a clock, PostgreSQL
-    workers follow the database server's clock so processes on several machines agree on time.
-    """
-    if clock is None:
-        clock = utc_now if database.is_sqlite else DatabaseClock(database)
-    workers: list[Worker] = []
-    # Outbox: the sender (graph_transport None = real network) and its sweeps.
-    workers.append(OutboxSender(database, settings, transport=graph_transport, clock=clock))
-    workers.append(OutboxSweeper(database, settings, clock=clock))
-    # Webhooks and inbox: stored bodies to effects, window timers, retention.
-    workers.append(WebhookProcessor(database, settings, clock=clock))
-    workers.append(WindowTimers(database, clock=clock))
-    workers.append(RetentionSweeper(database, settings, clock=clock))
-    return workers
+        self.parts.database.dispose()
 
 
 def build_service(
-    settings: Settings,
-    database: Database,
-    *,
-    graph_transport: GraphTransport | None = None,
-    serve_http: bool = True,
+    parts: BackendParts, *, graph_transport: GraphTransport | None = None, serve_http: bool = True
 ) -> Service:
-    """Wire the backend's parts together from settings."""
-    web_app = create_app(database, settings)
-    workers = build_workers(settings, database, graph_transport=graph_transport)
-    return Service(settings=settings, database=database, web_app=web_app, workers=workers)
+    """The web app (unless `serve_http` is off) and every worker, on the same parts."""
+    web_app = create_app(parts) if serve_http else None
+    return Service(
+        parts=parts, web_app=web_app, workers=build_workers(parts, graph_transport=graph_transport)
+    )

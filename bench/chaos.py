@@ -301,10 +301,13 @@ def stop_under_backlog(url: str, workdir: Path, sizes: Sizes) -> Result:
     )
     try:
         enqueue_backlog(rig, "stop", sizes.backlog)
-        rig.start_serve()
+        # All three start together, so the backlog is not drained while one waits for the next.
+        rig.start_serve(wait=False)
         if postgres:
-            rig.start_worker()
-            rig.start_worker()
+            rig.start_worker(wait=False)
+            rig.start_worker(wait=False)
+        for backend in rig.processes:
+            rig.wait_ready(backend)
         time.sleep(1.5)
         took = rig.stop_all(timeout=15)
         slowest = max(took.values())

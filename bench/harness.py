@@ -8,9 +8,11 @@ believes. Used by bench/chaos.py (large sizes) and tests/e2e/test_chaos.py (smal
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -40,6 +42,8 @@ GRAPH_TOKEN = "chaos-graph-token-9d27"
 VERIFY_TOKEN = "chaos-verify-token-44c0"
 PHONE_NUMBER_ID = "100000000000001"
 START_TIMEOUT_SECONDS = 40.0
+# Lines the supervisor of `inbox serve` and `inbox worker` prints each time it starts a child.
+CHILD_LINE = re.compile(r"^child (\w+) pid (\d+)$", re.MULTILINE)
 
 # Settings for time-compressed runs: short leases and waits so a crash is recovered in seconds.
 FAST_SETTINGS = {
@@ -95,7 +99,7 @@ class RoundRobinTransport(httpx.AsyncBaseTransport):
 
 @dataclass
 class BackendProcess:
-    """One `inbox serve` or `inbox worker` child process."""
+    """One `inbox serve` or `inbox worker`: a supervisor and its children, in a process group of their own."""
 
     role: str
     port: int | None
@@ -108,11 +112,26 @@ class BackendProcess:
         """Whether the process is still running."""
         return self.process.poll() is None
 
-    def kill(self) -> None:
-        """kill -9: no handler runs, nothing is flushed."""
-        if self.alive:
+    def kill(self, *, group: bool = True) -> None:
+        """kill -9 of the supervisor and every child at once (a machine crash): no handler runs, nothing
+        is flushed. With `group` off, only the supervisor: its children stop on their own."""
+        if group:
+            # Also when the supervisor has ended: children it left would be in the group still.
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+        elif self.alive:
             os.kill(self.process.pid, signal.SIGKILL)
         self.process.wait(10)
+
+    def children(self) -> dict[str, int]:
+        """The pid of each role's newest child, from the supervisor's log."""
+        return {role: int(pid) for role, pid in CHILD_LINE.findall(self.log())}
+
+    def kill_child(self, role: str) -> int:
+        """kill -9 of one child process (the supervisor starts another); its pid."""
+        pid = self.children()[role]
+        os.kill(pid, signal.SIGKILL)
+        return pid
 
     def terminate(self) -> None:
         """Send SIGTERM (a graceful stop) without waiting."""
@@ -238,8 +257,14 @@ class Rig:
         if port is not None:
             arguments += ["--port", str(port)]
         with log_path.open("wb") as log_file:
+            # A process group of its own, so a kill of the group takes the supervisor and its children.
             process = subprocess.Popen(
-                arguments, cwd=ROOT, env=self.environment(), stdout=log_file, stderr=subprocess.STDOUT
+                arguments,
+                cwd=ROOT,
+                env=self.environment(),
+                stdout=log_file,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         backend = BackendProcess(role, port, log_path, process)
         self.processes.append(backend)
@@ -260,7 +285,7 @@ class Rig:
         return backend
 
     def wait_ready(self, backend: BackendProcess) -> None:
-        """Block until the process serves (serve) or runs its workers (worker)."""
+        """Block until `inbox serve` has every process ready and answers /healthz, or `inbox worker` runs."""
         deadline = time.monotonic() + START_TIMEOUT_SECONDS
         while time.monotonic() < deadline:
             if not backend.alive:
@@ -268,7 +293,9 @@ class Rig:
             if backend.role == "worker":
                 if "inbox worker is running" in backend.log():
                     return
-            else:
+            # The HTTP process may answer before the sender and the background process are ready;
+            # `inbox serve` says when all of them are.
+            elif "inbox is serving on" in backend.log():
                 try:
                     if httpx.get(f"http://127.0.0.1:{backend.port}/healthz", timeout=1).status_code == 200:
                         return
@@ -320,8 +347,7 @@ class Rig:
     def close(self) -> None:
         """Stop every process and the sandbox."""
         for backend in self.processes:
-            if backend.alive:
-                backend.kill()
+            backend.kill()
         with self._clients_lock:
             for client in self._all_clients:
                 client.close()

@@ -1,17 +1,18 @@
-"""`inbox serve`: the whole backend in one process."""
+"""`inbox serve`: the HTTP intake and the workers, each role in its own supervised process."""
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import threading
 from types import FrameType
 
 from app.cli_errors import CommandError
-from app.commands.common import open_database, settings_from
-from app.http_server import HttpServer, is_loopback
-from app.service import build_service
+from app.commands.common import open_database, parts_for, settings_from
+from app.http_server import bind_listener, is_loopback
+from app.processes import SERVE_ROLES, Role, Supervisor, supervise
 
 log = logging.getLogger(__name__)
 
@@ -21,6 +22,10 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser = subcommands.add_parser(
         "serve",
         help="run the HTTP API, webhook receiver, outbox sender and workers",
+        description=(
+            "Run the HTTP API and webhook receiver, the outbox sender and the background workers, "
+            "each in its own process, restarted if it crashes; SIGINT or SIGTERM stops them all."
+        ),
     )
     parser.add_argument("--host", help="address to bind (default INBOX_HOST or 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port to bind (default INBOX_PORT or 8080)")
@@ -44,19 +49,23 @@ def run(args: argparse.Namespace) -> int:
         "whatsapp_phone_number_id",
     ):
         settings.require(name)
+    # Migrate once, here, and check what every process will load before starting any.
     database = open_database(settings)
-    service = build_service(settings, database)
+    parts_for(settings, database)
+    database.dispose()
     try:
-        server = HttpServer(service.web_app, host, port).start()
+        # Bound here and kept: a restarted HTTP process serves the same socket.
+        listener = bind_listener(host, port)
     except OSError as error:
-        raise CommandError(f"cannot listen on {host}:{port}: {error.strerror}") from None
-    service.start_workers()
-    log.info("serving on %s", server.url)
-    print(f"inbox is serving on {server.url} (Ctrl+C to stop)", flush=True)
-    wait_for_signal(service.stop_event)
-    server.stop()
-    service.stop()
-    return 0
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        raise CommandError(f"cannot listen on {host}:{port}: {reason}") from None
+    with listener:
+        supervisor = Supervisor(settings, SERVE_ROLES, listener=listener)
+        status = supervise(
+            supervisor, lambda described: f"inbox is serving on {described[Role.HTTP]} (Ctrl+C to stop)"
+        )
+    log.info("stopped")
+    return status
 
 
 def wait_for_signal(stop: threading.Event) -> None:

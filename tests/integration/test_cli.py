@@ -1,4 +1,4 @@
-"""The `inbox` command line: help for every subcommand, user tokens, serve and /healthz."""
+"""The `inbox` command line: help for every subcommand, user tokens, serve and worker processes, /healthz."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ import pytest
 
 from app.cli import COMMANDS, build_parser
 from app.commands.ui import remembered_sign_in
+from bench.harness import CHILD_LINE
+from tests.integration.app.process_support import process_gone
 from ui.sign_in import FILE_NAME as SIGN_IN_FILE_NAME
 from ui.sign_in import SignIn, load_sign_in, save_sign_in
 
@@ -103,6 +105,19 @@ def test_a_missing_secret_is_one_clear_line(tmp_path: Path) -> None:
     assert len(result.stderr.strip().splitlines()) == 1
 
 
+def test_a_templates_file_that_cannot_be_read_is_one_clear_line(tmp_path: Path) -> None:
+    broken = tmp_path / "templates.toml"
+    broken.write_text("[[template]\nname = ", encoding="utf-8")
+    env = isolated_env(
+        tmp_path, WHATSAPP_TOKEN="t", WHATSAPP_PHONE_NUMBER_ID="1", INBOX_TEMPLATES_FILE=str(broken)
+    )
+    result = run_inbox("worker", env=env)
+    assert result.returncode == 2
+    assert str(broken) in result.stderr and "not valid TOML" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
 def test_serve_refuses_a_non_loopback_address_without_the_setting(tmp_path: Path) -> None:
     env = isolated_env(
         tmp_path,
@@ -114,6 +129,23 @@ def test_serve_refuses_a_non_loopback_address_without_the_setting(tmp_path: Path
     result = run_inbox("serve", "--host", "0.0.0.0", env=env)
     assert result.returncode == 2
     assert "INBOX_ALLOW_REMOTE_BIND" in result.stderr
+
+
+def test_serve_on_a_port_in_use_is_one_clear_line(tmp_path: Path) -> None:
+    env = isolated_env(
+        tmp_path,
+        WHATSAPP_APP_SECRET="s",
+        WHATSAPP_VERIFY_TOKEN="v",
+        WHATSAPP_TOKEN="t",
+        WHATSAPP_PHONE_NUMBER_ID="1",
+    )
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        result = run_inbox("serve", "--port", str(port), env=env)
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"inbox serve: cannot listen on 127.0.0.1:{port}: ")
+    assert len(result.stderr.strip().splitlines()) == 1 and "while attempting" not in result.stderr
+    assert "child" not in result.stdout  # nothing was started
 
 
 def test_db_upgrade_creates_the_schema(tmp_path: Path) -> None:
@@ -141,22 +173,71 @@ def test_serve_answers_healthz_and_stops_on_sigterm(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
+    assert process.stdout is not None
+    lines: list[str] = []
     try:
-        deadline = time.monotonic() + 30
-        status = None
-        while time.monotonic() < deadline:
-            try:
-                status = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code
+        # Said once every process is ready.
+        for line in process.stdout:
+            lines.append(line)
+            if line.startswith("inbox is serving on"):
                 break
-            except httpx.TransportError:
-                time.sleep(0.1)
-        assert status == 200
+        assert lines[-1].startswith(f"inbox is serving on http://127.0.0.1:{port} "), lines
+        assert httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5).status_code == 200
+        began = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=15) == 0
+        assert time.monotonic() - began <= 10.0
+    finally:
+        if process.poll() is None:
+            process.kill()
+        rest, _errors = process.communicate(timeout=10)
+    # One process per role, each gone with the supervisor.
+    children = dict(CHILD_LINE.findall("".join(lines) + rest))
+    assert sorted(children) == ["background", "http", "sender"]
+    assert all(process_gone(int(pid)) for pid in children.values())
+
+
+def test_worker_runs_its_roles_in_processes_and_stops_them_on_sigterm(tmp_path: Path) -> None:
+    env = isolated_env(
+        tmp_path,
+        WHATSAPP_TOKEN="token",
+        WHATSAPP_PHONE_NUMBER_ID="1",
+        WHATSAPP_GRAPH_URL="http://127.0.0.1:9",
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app", "worker"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    lines: list[str] = []
+    try:
+        for line in process.stdout:
+            lines.append(line)
+            if line.startswith("inbox worker is running"):
+                break
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=15) == 0
     finally:
         if process.poll() is None:
             process.kill()
-        process.communicate(timeout=10)
+        rest, _errors = process.communicate(timeout=10)
+    output = "".join(lines) + rest
+    running = next(line for line in lines if line.startswith("inbox worker is running"))
+    for name in (
+        "outbox-sender",
+        "outbox-sweeper",
+        "webhook-processor",
+        "window-timers",
+        "retention-sweeper",
+    ):
+        assert name in running
+    children = dict(CHILD_LINE.findall(output))
+    assert sorted(children) == ["background", "sender"]
+    assert all(process_gone(int(pid)) for pid in children.values())
+    assert output.rstrip().endswith("inbox worker stopped")
 
 
 @posix_only
