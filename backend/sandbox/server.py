@@ -153,6 +153,8 @@ class LedgerEntry:
     body: str
     biz_opaque_callback_data: str | None
     received_at: datetime
+    # When the send call arrived, before any injected latency: pacing is judged on this time.
+    requested_at: datetime
 
     def as_dict(self) -> dict[str, Any]:
         """The control API form."""
@@ -163,6 +165,7 @@ class LedgerEntry:
             "body": self.body,
             "biz_opaque_callback_data": self.biz_opaque_callback_data,
             "received_at": self.received_at.isoformat(timespec="microseconds"),
+            "requested_at": self.requested_at.isoformat(timespec="microseconds"),
         }
 
 
@@ -410,19 +413,24 @@ class Sandbox:
             return self._graph_error(invalid_token(), version)
         if phone_number_id != self.config.phone_number_id:
             return self._graph_error(unknown_object(phone_number_id), version)
+        requested_at = self.config.clock()
         faults = self.faults
         if faults.latency_ms > 0:
-            return self._send_later(request, version, faults)
-        return self._send_now(request, version, faults)
+            return self._send_later(request, version, faults, requested_at)
+        return self._send_now(request, version, faults, requested_at)
 
-    async def _send_later(self, request: Request, version: str, faults: Faults) -> Response:
+    async def _send_later(
+        self, request: Request, version: str, faults: Faults, requested_at: datetime
+    ) -> Response:
         await asyncio.sleep(faults.latency_ms * self._rng.uniform(0.8, 1.2) / 1000.0)
-        outcome = self._send_now(request, version, faults)
+        outcome = self._send_now(request, version, faults, requested_at)
         if isinstance(outcome, Response):
             return outcome
         return await outcome
 
-    def _send_now(self, request: Request, version: str, faults: Faults) -> Response | Awaitable[Response]:
+    def _send_now(
+        self, request: Request, version: str, faults: Faults, requested_at: datetime
+    ) -> Response | Awaitable[Response]:
         rng = self._rng
         if faults.drop_rate and rng.random() < faults.drop_rate:
             self._counts["drops_injected"] += 1
@@ -442,7 +450,7 @@ class Sandbox:
             self._check_policy(parsed, now.timestamp())
         except GraphError as error:
             return self._graph_error(error, version)
-        wamid = self._accept(parsed, now)
+        wamid = self._accept(parsed, now, requested_at)
         body = self._success_body(parsed, wamid)
         headers = self._graph_headers(version)
         if faults.read_timeout_rate and rng.random() < faults.read_timeout_rate:
@@ -495,7 +503,7 @@ class Sandbox:
         )
         return "wamid." + base64.b64encode(raw + b"\x00").decode()
 
-    def _accept(self, request: SendRequest, now: datetime) -> str:
+    def _accept(self, request: SendRequest, now: datetime, requested_at: datetime) -> str:
         """Record the message as received (before answering) and schedule its statuses."""
         self._counts["accepted"] += 1
         wamid = self._new_wamid(request.wa_id, outgoing=True)
@@ -516,7 +524,13 @@ class Sandbox:
             return wamid
         self._ledger.append(
             LedgerEntry(
-                wamid, request.to_input, request.message_type, request.body_text, request.callback_data, now
+                wamid,
+                request.to_input,
+                request.message_type,
+                request.body_text,
+                request.callback_data,
+                now,
+                requested_at,
             )
         )
         if request.message_type == "interactive" and request.content.get("type") == "button":

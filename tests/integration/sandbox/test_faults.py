@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -50,6 +51,22 @@ def test_latency_delays_every_answer(start_sandbox: Callable[..., Sandbox]) -> N
         started = time.monotonic()
         client.post("/messages", json=template_message("A-2"))
         assert time.monotonic() - started < 0.2
+
+
+def test_requested_at_is_when_the_call_arrived_before_the_injected_latency(
+    start_sandbox: Callable[..., Sandbox],
+) -> None:
+    sandbox = start_sandbox(latency_ms=300)
+    with graph_client(sandbox) as client:
+        before = datetime.now(UTC)
+        assert client.post("/messages", json=template_message()).status_code == 200
+        after = datetime.now(UTC)
+    entry = httpx.get(f"{sandbox.url}/_sandbox/ledger").json()["messages"][0]
+    requested_at = datetime.fromisoformat(entry["requested_at"])
+    received_at = datetime.fromisoformat(entry["received_at"])
+    # The latency is 300 ms ± 20 %: acceptance comes at least 240 ms after the request arrived.
+    assert before <= requested_at <= received_at - timedelta(milliseconds=235) <= after
+    assert received_at <= after
 
 
 def test_read_timeout_accepts_withholds_the_answer_and_blocks_nobody_else(
@@ -244,9 +261,11 @@ def test_ledger_entries_have_the_contract_fields(start_sandbox: Callable[..., Sa
             "body": "Good news! Your order A-1 has shipped and is on its way.",
             "biz_opaque_callback_data": "k",
             "received_at": entries[0]["received_at"],
+            "requested_at": entries[0]["requested_at"],
         }
     ]
     assert len(entries[0]["received_at"]) == len("2026-01-01T00:00:00.000000+00:00")
+    assert len(entries[0]["requested_at"]) == len("2026-01-01T00:00:00.000000+00:00")
     with graph_client(sandbox) as client:
         client.post("/messages", json=template_message(to="+16505551299", biz_opaque_callback_data="other"))
     ledger = f"{sandbox.url}/_sandbox/ledger"
