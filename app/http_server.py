@@ -134,8 +134,13 @@ class HttpServer:
     def stop(self, timeout: float = 5.0) -> None:
         """Stop accepting connections, let requests in progress finish, then close every connection."""
         deadline = time.monotonic() + timeout
-        # No new connection while the rest winds down (the serving loop reads this flag).
+        # No new connection while the rest winds down. The serving loop reads this flag before each
+        # wait: once it has run a thunk pulled now, it will accept nothing more, so every connection
+        # it ever accepted is in its map when that map is closed below.
         self._server.accepting = False
+        past_last_accept = threading.Event()
+        self._server.trigger.pull_trigger(past_last_accept.set)
+        past_last_accept.wait(min(1.0, max(deadline - time.monotonic(), 0.0)))
         if isinstance(self._app, InboxApp):
             self._app.end_long_polls()
         # Worker threads answer through the server's trigger; closing it under a thread still
@@ -146,3 +151,5 @@ class HttpServer:
         self._server.close()
         wasyncore.close_all(self._server._map)
         self._thread.join(max(deadline - time.monotonic(), 0.1))
+        # Anything the loop took in while it wound down is closed too, never left to the collector.
+        wasyncore.close_all(self._server._map)
