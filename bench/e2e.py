@@ -41,21 +41,20 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import create_engine, func, insert, select, text
-from sqlalchemy.engine import make_url
+from sqlalchemy import func, insert, select
 
 from backend.clock import utc_now
-from backend.database import create_database, upgrade_database
+from backend.database import create_database
 from backend.database.models import Contact, Conversation, OutboxMessage, WebhookDelivery
 from backend.users import create_user
+from bench.chaos import fresh_database_url
 from bench.harness import CHILD_LINE, START_TIMEOUT_SECONDS, BackendProcess, customer_number, free_port
 from bench.webhooks import APP_SECRET, START, STATUS_NAMES, TARGET_MEDIAN_MS, TARGET_P99_MS, TARGET_RATE
 
@@ -339,33 +338,6 @@ def _last_json(output: str) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------------------------------
 # The database, the sandbox and `inbox serve`.
-
-
-@contextlib.contextmanager
-def fresh_database_url(server_url: str | None, workdir: Path) -> Iterator[str]:
-    """A new migrated database: a SQLite file, or a new PostgreSQL database dropped afterwards."""
-    if server_url is None:
-        url = f"sqlite:///{workdir / 'e2e.db'}"
-        database = create_database(url)
-        upgrade_database(database)
-        database.dispose()
-        yield url
-        return
-    base = make_url(server_url).set(drivername="postgresql+psycopg")
-    name = f"inbox_e2e_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(base, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        url = base.set(database=name).render_as_string(hide_password=False)
-        database = create_database(url)
-        upgrade_database(database)
-        database.dispose()
-        yield url
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def _environment(extra: dict[str, str]) -> dict[str, str]:
