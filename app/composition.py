@@ -12,7 +12,7 @@ from backend.database import Database
 from backend.domain.templates import TemplateCatalog
 from backend.inbox.retention import RetentionSweeper
 from backend.inbox.windows import WindowTimers
-from backend.journal import JournalSignal, LocalJournalSignal, watch_journal_commits
+from backend.journal import JournalSequencer, JournalSignal, LocalJournalSignal, watch_journal_commits
 from backend.outbox.auto_reply import AutoReply
 from backend.outbox.database_clock import DatabaseClock
 from backend.outbox.sender import OutboxSender
@@ -82,4 +82,7 @@ def build_workers(parts: BackendParts, *, graph_transport: GraphTransport | None
     workers.append(WebhookProcessor(parts))
     workers.append(WindowTimers(parts))
     workers.append(RetentionSweeper(parts))
+    # Journal: on PostgreSQL, committed entries are numbered after commit (SQLite numbers them at once).
+    if not parts.database.is_sqlite:
+        workers.append(JournalSequencer(parts.database))
     return workers

@@ -1,26 +1,61 @@
 """The event journal for live clients: every change adds one entry with a growing `seq`.
 
+A reader polling `seq > last` must never see an entry before every lower seq is visible. SQLite has
+a single writer, so entries are numbered as they are inserted. On PostgreSQL writers commit in any
+order, so they add entries to `journal_pending` without a lock, and `sequence_pending` numbers
+committed entries afterwards, one short transaction at a time: each pass becomes visible at once,
+with seqs above every earlier pass, so readers always see a prefix of the journal.
+
 Readers waiting for new entries learn of a commit that journaled through a JournalSignal, which
 `watch_journal_commits` notifies for the sessions of one Database.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
-from sqlalchemy import event, select, text
+from sqlalchemy import CursorResult, Table, event, insert, select, text
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, SessionTransaction
 
 from backend.database import Database
-from backend.database.models import JournalEntry
+from backend.database.models import JournalEntry, PendingJournalEntry
 
-# Any constant works; it names the one advisory lock that orders journal writers on PostgreSQL.
-_JOURNAL_LOCK_ID = 0x1B0A
+log = logging.getLogger(__name__)
+
+# The advisory lock only sequencers take, on PostgreSQL. Writers of earlier versions took this same
+# lock to insert numbered entries, so one still running against the database and a sequencing pass
+# wait for each other, and seqs stay in visibility order while versions are mixed.
+SEQUENCER_LOCK_ID = 0x1B0A
+# Entries one sequencing pass numbers at most, so a pass stays a short transaction.
+SEQUENCE_BATCH = 5000
 # Set in a session's `info` by every transaction that adds journal entries.
 JOURNAL_WRITTEN = "inbox_journal_written"
+
+_PENDING: Table = PendingJournalEntry.__table__  # type: ignore[assignment]
+_NUMBERED: Table = JournalEntry.__table__  # type: ignore[assignment]
+# Only when something waits, so an idle reader costs one read and takes no lock.
+_TRY_LOCK = text(
+    "SELECT pg_try_advisory_xact_lock(:lock) WHERE EXISTS (SELECT 1 FROM journal_pending)"
+).bindparams(lock=SEQUENCER_LOCK_ID)
+_WAIT_FOR_LOCK = text(
+    "SELECT pg_advisory_xact_lock(:lock) WHERE EXISTS (SELECT 1 FROM journal_pending)"
+).bindparams(lock=SEQUENCER_LOCK_ID)
+# Oldest pending first: the seq default is drawn above the sort, so seqs follow pending ids.
+_MOVE = text(
+    """
+    WITH moved AS (
+        DELETE FROM journal_pending
+        WHERE id IN (SELECT id FROM journal_pending ORDER BY id LIMIT :limit)
+        RETURNING id, type, at, data
+    )
+    INSERT INTO journal (type, at, data) SELECT type, at, data FROM moved ORDER BY id
+    """
+)
 
 
 class JournalSignal(Protocol):
@@ -90,14 +125,86 @@ def _forget_journal_writes(session: Session, transaction: SessionTransaction) ->
 
 
 def journal(session: Session, event_type: str, data: dict[str, Any], now: datetime) -> None:
-    """Add an entry in the caller's transaction; it becomes visible when that transaction commits."""
-    if session.get_bind().dialect.name == "postgresql":
-        # Sequence values are handed out before commit, so two writers could commit out of order
-        # and a reader polling `seq > last` would skip one. Holding this lock until commit makes
-        # seq order equal commit order. SQLite already has a single writer.
-        session.execute(text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": _JOURNAL_LOCK_ID})
-    session.add(JournalEntry(type=event_type, at=now, data=data))
+    """Add an entry in the caller's transaction; readers see it once it commits and is numbered."""
+    model = PendingJournalEntry if _numbered_after_commit(session) else JournalEntry
+    session.add(model(type=event_type, at=now, data=data))
     note_journal_written(session)
+
+
+def journal_many(session: Session, entries: Iterable[tuple[str, dict[str, Any]]], now: datetime) -> None:
+    """Add (type, data) entries in order, after every entry the session added before, in one insert."""
+    rows = [{"type": event_type, "at": now, "data": data} for event_type, data in entries]
+    if not rows:
+        return
+    session.flush()  # entries added through `journal` keep their place before these
+    table = _PENDING if _numbered_after_commit(session) else _NUMBERED
+    session.execute(insert(table), rows)
+    note_journal_written(session)
+
+
+def _numbered_after_commit(session: Session) -> bool:
+    return session.get_bind().dialect.name == "postgresql"
+
+
+def sequence_pending(database: Database, *, limit: int = SEQUENCE_BATCH, wait: bool = False) -> int | None:
+    """Number committed pending entries into the journal, oldest first, in one short transaction.
+
+    Returns how many were numbered, or None when another sequencer was at work; with `wait`, waits
+    for it instead, so every entry committed before the call is numbered when it returns (up to
+    `limit`). SQLite numbers entries as they are written: 0.
+    """
+    if database.is_sqlite:
+        return 0
+    with database.transaction() as session:
+        # Only sequencers take this lock, until their commit: passes follow one another, so each
+        # pass draws seqs above the previous one's and becomes visible in one piece.
+        row = session.execute(_WAIT_FOR_LOCK if wait else _TRY_LOCK).first()
+        if row is None:  # nothing pending
+            return 0
+        if not wait and not row[0]:
+            return None
+        # An INSERT answers with a cursor result, which counts the rows it wrote.
+        moved = int(cast("CursorResult[Any]", session.execute(_MOVE, {"limit": limit})).rowcount)
+        if moved:
+            note_journal_written(session)
+        return moved
+
+
+class JournalSequencer:
+    """Worker numbering committed journal entries every second, so they reach readers even with none asking.
+
+    Readers of the journal also sequence before each read (`events_api`); this keeps the pending
+    table small between reads. Several sequencers, in any processes, take turns on one lock.
+    """
+
+    name = "journal-sequencer"
+
+    def __init__(
+        self, database: Database, *, interval_seconds: float = 1.0, batch: int = SEQUENCE_BATCH
+    ) -> None:
+        self._database = database
+        self.interval_seconds = interval_seconds
+        self.batch = batch
+
+    def run_once(self) -> int:
+        """Number every entry committed so far, a batch per transaction; returns how many."""
+        total = 0
+        while True:
+            moved = sequence_pending(self._database, limit=self.batch)
+            if not moved:  # nothing left, or another sequencer is at it
+                return total
+            total += moved
+            if moved < self.batch:
+                return total
+
+    def run(self, stop: threading.Event) -> None:
+        """Sequence every interval until stop is set."""
+        while not stop.is_set():
+            try:
+                self.run_once()
+            except OperationalError as error:
+                log.warning("journal sequencer paused, the database is unavailable: %s", error)
+            stop.wait(self.interval_seconds)
 
 
 def entries_after(session: Session, after: int, limit: int) -> list[JournalEntry]:

@@ -28,7 +28,7 @@ from sqlalchemy import delete, func, insert, select, update
 
 from app.composition import build_parts
 from backend.database import Database, create_database, upgrade_database
-from backend.database.models import JournalEntry, OutboxMessage, PacingSlot
+from backend.database.models import JournalEntry, OutboxMessage, PacingSlot, PendingJournalEntry
 from backend.domain import states
 from backend.domain.graph_body import build_send_body
 from backend.domain.outcomes import OutcomeKind, outcome_of_answer
@@ -255,6 +255,7 @@ def reset(database: Database) -> None:
     """Empty the outbox, journal and pacing slots between runs."""
     with database.transaction() as session:
         session.execute(delete(JournalEntry))
+        session.execute(delete(PendingJournalEntry))
         session.execute(delete(PacingSlot))
         session.execute(delete(OutboxMessage))
 

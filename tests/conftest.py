@@ -9,10 +9,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, select, text
 from sqlalchemy.engine import make_url
 
 from backend.database import Database, create_database, upgrade_database
+from backend.database.models import JournalEntry
+from backend.journal import sequence_pending
 
 POSTGRES_URL_VARIABLE = "INBOX_TEST_DATABASE_URL"
 
@@ -25,6 +27,20 @@ for _variable in list(os.environ):
 def postgres_server_url() -> str | None:
     """The PostgreSQL URL tests may use, or None to run on SQLite."""
     return os.environ.get(POSTGRES_URL_VARIABLE) or None
+
+
+def journal_entries(database: Database, type_prefix: str | None = None) -> list[JournalEntry]:
+    """Every journal entry (those whose type starts with `type_prefix`), oldest first, as readers see them.
+
+    On PostgreSQL entries are numbered after commit; this numbers everything committed so far first.
+    """
+    while sequence_pending(database, wait=True):
+        pass
+    query = select(JournalEntry).order_by(JournalEntry.seq)
+    if type_prefix is not None:
+        query = query.where(JournalEntry.type.startswith(type_prefix, autoescape=True))
+    with database.reader() as session:
+        return list(session.scalars(query))
 
 
 class DatabaseMaker:

@@ -258,6 +258,21 @@ class JournalEntry(Base):
     data: Mapped[dict[str, Any]]
 
 
+class PendingJournalEntry(Base):
+    """A committed journal entry waiting for its `seq` (PostgreSQL); the sequencer moves it into `journal`.
+
+    Numbering after commit keeps seq order equal to visibility order without a lock shared by every
+    writer. SQLite has a single writer and journals directly, so there the table stays empty.
+    """
+
+    __tablename__ = "journal_pending"
+
+    id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
+    type: Mapped[str] = mapped_column(String(60))
+    at: Mapped[datetime]
+    data: Mapped[dict[str, Any]]
+
+
 class Counter(Base):
     """A named count kept since the database was created (dedupe rejections, duplicate webhooks...)."""
 

@@ -139,23 +139,53 @@ AT_META = states.AT_META_STATES
 EVERY_STATE = frozenset(states.ALL_STATES)
 
 # --- claim: the batch's due rows (set-based, one UPDATE each) ---
-DEFER = _transition("defer", {QUEUED}, None, {"not_before": Effect.GIVEN}, actor=Actor.CLAIM)
-HOLD_CLOSED_WINDOW = _transition(
-    "hold_closed_window", {QUEUED}, HELD, {"hold_reason": Fixed(states.HOLD_WINDOW_CLOSED)}, actor=Actor.CLAIM
+# A due row pushed later or held is nobody's: a reservation it still names has run out.
+DEFER = _transition(
+    "defer", {QUEUED}, None, {"not_before": Effect.GIVEN, "claimed_by": Effect.CLEAR}, actor=Actor.CLAIM
 )
-# Marks the row `sending` at claim time; a later reserve/start pair splits it at the same place.
-CLAIM_FOR_SEND = _transition(
-    "claim_for_send",
+HOLD_CLOSED_WINDOW = _transition(
+    "hold_closed_window",
+    {QUEUED},
+    HELD,
+    {"hold_reason": Fixed(states.HOLD_WINDOW_CLOSED), "claimed_by": Effect.CLEAR},
+    actor=Actor.CLAIM,
+)
+# The claim books a row's send moment and reserves it: the row stays `queued`, names the claim's token,
+# and its not_before moves past the reservation, so other claims' due queries skip it until then. No
+# call can have left for a reserved row, so a crash leaves it simply due again: never `unknown`.
+RESERVE = _transition(
+    "reserve",
+    {QUEUED},
+    None,
+    {"claimed_by": Effect.GIVEN, "not_before": Effect.GIVEN, "last_attempt_at": Effect.NOW},
+    actor=Actor.CLAIM,
+    guards=frozenset({"due"}),
+)
+
+# --- sender: a reserved row's call about to leave, or its reservation given up ---
+# Only the claim holding the reservation moves the row, so two workers never both start one row.
+START = _transition(
+    "start",
     {QUEUED},
     SENDING,
     {
         "attempts": Effect.INCREMENT,
         "lease_expires_at": Effect.GIVEN,
+        # The claim's token, which the guard already requires the row to name.
         "claimed_by": Effect.GIVEN,
         "last_attempt_at": Effect.NOW,
     },
-    actor=Actor.CLAIM,
-    guards=frozenset({"due"}),
+    actor=Actor.SENDER,
+    guards=frozenset({"claim_token"}),
+)
+# A reservation given up (the sender stops, or its moment slipped by): due again at once.
+RELEASE = _transition(
+    "release",
+    {QUEUED},
+    None,
+    {"claimed_by": Effect.CLEAR, "not_before": Effect.GIVEN},
+    actor=Actor.SENDER,
+    guards=frozenset({"claim_token"}),
 )
 
 # --- sender: the answer to one call ---
@@ -209,12 +239,18 @@ FAIL = _transition(
     actor=Actor.SENDER,
     guards=frozenset({"attempts"}),
 )
-# A claimed row whose request never started goes back; that claim did not try to send.
+# A started row whose request never left goes back, due at once; that start did not try to send.
 GIVE_BACK = _transition(
     "give_back",
     {SENDING},
     QUEUED,
-    {"attempts": Effect.DECREMENT, "lease_expires_at": Effect.CLEAR, "claimed_by": Effect.CLEAR},
+    {
+        "attempts": Effect.DECREMENT,
+        "lease_expires_at": Effect.CLEAR,
+        "claimed_by": Effect.CLEAR,
+        # Its not_before still says when its reservation ended.
+        "not_before": Effect.NOW,
+    },
     actor=Actor.SENDER,
     guards=frozenset({"attempts"}),
 )
@@ -335,7 +371,9 @@ STATUS_EVIDENCE: Final[Mapping[str, Transition]] = MappingProxyType(_status_evid
 TRANSITIONS: Final[tuple[Transition, ...]] = (
     DEFER,
     HOLD_CLOSED_WINDOW,
-    CLAIM_FOR_SEND,
+    RESERVE,
+    START,
+    RELEASE,
     ACCEPTED,
     WAMID_LEARNED,
     RETRY,
@@ -381,7 +419,8 @@ _AWAY = frozenset({"lease_expires_at", "unknown_since", "hold_reason"})
 _DONE = _AWAY | {"claimed_by"}
 STATE_SHAPES: Final[Mapping[str, Shape]] = MappingProxyType(
     {
-        QUEUED: Shape(frozenset(), _DONE),
+        # A reserved row names its claim's token; every other mark of a pass is gone.
+        QUEUED: Shape(frozenset(), _AWAY),
         SENDING: Shape(
             frozenset({"lease_expires_at", "claimed_by", "last_attempt_at"}),
             frozenset({"unknown_since", "hold_reason"}),
@@ -496,8 +535,17 @@ def after_outcome(
     return FAIL
 
 
+def holds_reservation(*, state: str, claimed_by: str | None, token: str) -> bool:
+    """Whether the row is still `queued` under this claim's token: the guard of `start` and `release`.
+
+    Once a reservation runs out another claim may reserve the row under its own token; from then on
+    only that claim can start it, and the first claim's start matches nothing.
+    """
+    return state == QUEUED and claimed_by == token
+
+
 def after_give_back(*, state: str, attempts: int, claimed_attempts: int) -> Transition | None:
-    """Give back a claimed row whose request never started, if it is still that claim's row."""
+    """Give back a started row whose request never left, if it is still that start's row."""
     if state in GIVE_BACK.sources and attempts == claimed_attempts:
         return GIVE_BACK
     return None

@@ -1,19 +1,25 @@
-"""The atomic claim: due rows become `sending` with a lease and a send moment, paced through the database.
+"""The atomic claim: due rows are reserved with a send moment, paced through the database; a row becomes
+`sending` only when its call is about to leave.
 
-One write transaction does it all. On SQLite that transaction holds the single write lock (BEGIN
-IMMEDIATE) and the rows move with one `UPDATE ... WHERE state = 'queued' RETURNING` (the transition
-table's `claim_for_send`); on PostgreSQL the number's pacing slot is locked first (so pacing and the
-tier count hold across processes) and the due rows are read `FOR UPDATE SKIP LOCKED`.
+The claim is one write transaction. On SQLite that transaction holds the single write lock (BEGIN
+IMMEDIATE); on PostgreSQL the number's pacing slot is locked first (so pacing and the tier count hold
+across processes) and the due rows are read `FOR UPDATE SKIP LOCKED`. It books each row's moment and
+*reserves* it (the transition table's `reserve`): the row stays `queued`, names the claim's token and
+is not due again until the reservation ends. Tens of milliseconds before a row's moment the sender
+`start`s it (`queued` → `sending`, a new attempt) in a short transaction guarded by that token, so two
+claims can never both start one row; a reservation it gives up is `release`d and due again at once.
+A crash thus leaves `sending`, and later `unknown`, only rows whose call may have left.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Table, func, select, update
+from sqlalchemy import Table, and_, func, or_, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import ColumnElement
 
@@ -30,11 +36,12 @@ from backend.domain.pacing import (
     plan_claim,
 )
 from backend.domain.quiet_hours import parse_quiet_hours
-from backend.domain.transitions import CLAIM_FOR_SEND, DEFER, HOLD_CLOSED_WINDOW, Transition
+from backend.domain.transitions import DEFER, HOLD_CLOSED_WINDOW, RELEASE, RESERVE, START, Transition
 from backend.outbox.state_writes import (
     OUTBOX,
     ROW_ID,
     RowRef,
+    held_by,
     journal_transitions,
     transition_update,
     write_each,
@@ -47,11 +54,22 @@ MAX_PRIORITY_LEVELS = 8
 # States that mean a business-initiated send reached (or may have reached) the customer.
 REACHED_STATES = (states.SENDING, states.ACCEPTED, states.SENT, states.DELIVERED, states.READ, states.UNKNOWN)
 DEFAULT_HORIZON_SECONDS = 1.0
+# How long a reservation outlives the claim's horizon: the half second a sender lets a row run late,
+# and slack for a slow start transaction. After a crash the rows are due again at most the horizon
+# plus this margin after their claim.
+RESERVATION_MARGIN_SECONDS = 2.0
+# Rows whose moment is this close are started at once: the tick that starts rows runs every 20 ms, so
+# a row is `sending` at most about this long before its call leaves.
+START_LEAD_SECONDS = 0.04
+# Room left in claimed_by (String(100)) for the claim's own suffix.
+WORKER_ID_LENGTH = 90
+
+Changes = list[tuple[Transition, RowRef]]
 
 
 @dataclass(frozen=True)
 class ClaimedMessage:
-    """A row this worker now owns in `sending`, with the moment it may be sent."""
+    """A row one claim reserved, with the moment it may be sent; once started, its attempt and lease."""
 
     id: int
     dedupe_key: str
@@ -61,9 +79,13 @@ class ClaimedMessage:
     payload: dict[str, Any]
     reply_to: str | None
     conversation_id: int | None
+    # The attempt this send is: the row's attempts once started (read back from the start itself).
     attempts: int
     dispatch_at: datetime
-    lease_expires_at: datetime
+    # The claim's token in claimed_by: only this claim may start or release the row.
+    token: str
+    # Set once the row is `sending`.
+    lease_expires_at: datetime | None = None
 
 
 def pacing_rules(settings: Settings, horizon_seconds: float = DEFAULT_HORIZON_SECONDS) -> PacingRules:
@@ -78,6 +100,11 @@ def pacing_rules(settings: Settings, horizon_seconds: float = DEFAULT_HORIZON_SE
     )
 
 
+def claim_token(worker_id: str) -> str:
+    """A token naming one claim of `worker_id`, unique among its claims."""
+    return f"{worker_id[:WORKER_ID_LENGTH]}/{secrets.token_hex(4)}"
+
+
 def claim_batch(
     session: Session,
     *,
@@ -86,8 +113,14 @@ def claim_batch(
     now: datetime,
     limit: int,
     worker_id: str,
+    start_lead_seconds: float = START_LEAD_SECONDS,
 ) -> list[ClaimedMessage]:
-    """Claim up to `limit` due rows for `worker_id`; defer or hold the due rows pacing keeps back."""
+    """Reserve up to `limit` due rows for one claim of `worker_id`, each with its send moment, in moment
+    order; defer or hold the due rows pacing keeps back.
+
+    Rows whose moment is within `start_lead_seconds` are started at once, with a lease of
+    `lease_seconds` (their `lease_expires_at` is set); the rest wait for `start_reserved`.
+    """
     if limit <= 0:
         return []
     postgres = session.get_bind().dialect.name == "postgresql"
@@ -116,8 +149,7 @@ def claim_batch(
     ]
     plan = plan_claim(candidates, state, rules, now, limit)
     by_id = {row.id: row for row in rows}
-    lease_expires_at = now + timedelta(seconds=rules.horizon_seconds + lease_seconds)
-    changes: list[tuple[Transition, RowRef]] = []
+    changes: Changes = []
 
     if plan.deferred:
         write_each(
@@ -133,11 +165,12 @@ def claim_batch(
     claimed: list[ClaimedMessage] = []
     if plan.dispatch:
         moments = dict(plan.dispatch)
+        token = claim_token(worker_id)
+        reserved_until = now + timedelta(seconds=rules.horizon_seconds + RESERVATION_MARGIN_SECONDS)
+        # Reservations are not news for the journal: the row stays `queued` until it starts.
         returned = session.execute(
-            transition_update(
-                CLAIM_FOR_SEND, now, {"lease_expires_at": lease_expires_at, "claimed_by": worker_id}
-            )
-            .where(OUTBOX.c.id.in_(list(moments)))
+            transition_update(RESERVE, now, {"claimed_by": token, "not_before": reserved_until})
+            .where(OUTBOX.c.id.in_(list(moments)), OUTBOX.c.not_before <= now)
             .returning(OUTBOX.c.id, OUTBOX.c.attempts)
         ).all()
         for row_id, attempts in returned:
@@ -152,13 +185,22 @@ def claim_batch(
                     payload=row.payload,
                     reply_to=row.reply_to,
                     conversation_id=row.conversation_id,
-                    attempts=attempts,
+                    attempts=attempts + 1,
                     dispatch_at=moments[row_id],
-                    lease_expires_at=lease_expires_at,
+                    token=token,
                 )
             )
-            changes.append((CLAIM_FOR_SEND, _ref(row)))
         claimed.sort(key=lambda message: message.dispatch_at)
+        soon = now + timedelta(seconds=start_lead_seconds)
+        first_later = next(
+            (i for i, message in enumerate(claimed) if message.dispatch_at > soon), len(claimed)
+        )
+        if first_later:
+            started = start_reserved(
+                session, claimed[:first_later], now=now, lease_seconds=lease_seconds, changes=changes
+            )
+            # In the reservation's own transaction every one of them is still this claim's.
+            claimed[:first_later] = started
         if plan.customer_next_at:
             upsert_slots(session, {customer_slot_key(n): at for n, at in plan.customer_next_at.items()})
         if plan.rate_next_at is not None:
@@ -169,8 +211,68 @@ def claim_batch(
     return claimed
 
 
+def start_reserved(
+    session: Session,
+    messages: Sequence[ClaimedMessage],
+    *,
+    now: datetime,
+    lease_seconds: float,
+    changes: Changes | None = None,
+) -> list[ClaimedMessage]:
+    """Mark `sending` the reserved rows whose calls are about to leave, where their claim still holds
+    them; those rows, started, in moment order. Only these may be sent.
+
+    A row not returned was cancelled, or reserved by another claim after this reservation ran out.
+    With `changes`, the journal entries are left to the caller (one journal write per transaction).
+    """
+    lease_expires_at = now + timedelta(seconds=lease_seconds)
+    started: list[ClaimedMessage] = []
+    for token, group in _by_token(messages).items():
+        by_id = {message.id: message for message in group}
+        returned = session.execute(
+            transition_update(START, now, {"lease_expires_at": lease_expires_at, "claimed_by": token})
+            .where(OUTBOX.c.id.in_(list(by_id)), held_by(token))
+            .returning(OUTBOX.c.id, OUTBOX.c.attempts)
+        ).all()
+        started += [
+            replace(by_id[row_id], attempts=attempts, lease_expires_at=lease_expires_at)
+            for row_id, attempts in returned
+        ]
+    # In moment order, for the dispatcher and for the feed alike.
+    started.sort(key=lambda message: message.dispatch_at)
+    own: Changes = [(START, _ref(message)) for message in started]
+    if changes is None:
+        journal_transitions(session, own, now)
+    else:
+        changes += own
+    return started
+
+
+def release_reserved(session: Session, messages: Sequence[ClaimedMessage], now: datetime) -> int:
+    """Give up the reservations of rows never started: due again at once, for any claim.
+
+    No attempt was made and the row never left `queued`, so nothing is journaled.
+    """
+    released = 0
+    for token, group in _by_token(messages).items():
+        result = session.execute(
+            transition_update(RELEASE, now, {"not_before": now}).where(
+                OUTBOX.c.id.in_([message.id for message in group]), held_by(token)
+            )
+        )
+        released += int(result.rowcount)  # type: ignore[attr-defined]
+    return released
+
+
+def _by_token(messages: Sequence[ClaimedMessage]) -> dict[str, list[ClaimedMessage]]:
+    groups: dict[str, list[ClaimedMessage]] = {}
+    for message in messages:
+        groups.setdefault(message.token, []).append(message)
+    return groups
+
+
 def _ref(row: Any) -> RowRef:
-    # A due row is `queued`; its journal entries name no wamid, as a new attempt has none yet.
+    # A due or reserved row is `queued`; its journal entries name no wamid, as a new attempt has none yet.
     return RowRef(
         key=row.dedupe_key, conversation_id=row.conversation_id, previous_state=states.QUEUED, wamid=None
     )
@@ -284,7 +386,12 @@ def _tier_state(session: Session, numbers: list[str], now: datetime) -> tuple[in
     reached = (
         OutboxMessage.business_initiated.is_(True),
         OutboxMessage.last_attempt_at > since,
-        OutboxMessage.state.in_(REACHED_STATES),
+        # A row another claim reserved takes its place too. A crashed claim's reservation counts until
+        # the row is claimed again, which errs on the side of the tier.
+        or_(
+            OutboxMessage.state.in_(REACHED_STATES),
+            and_(OutboxMessage.state == states.QUEUED, OutboxMessage.claimed_by.is_not(None)),
+        ),
     )
     count, oldest = session.execute(
         select(

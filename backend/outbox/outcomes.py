@@ -24,13 +24,12 @@ from backend.domain.transitions import (
     after_give_back,
     after_outcome,
 )
-from backend.outbox.claim import ClaimedMessage, upsert_slots
+from backend.outbox.claim import Changes, ClaimedMessage, upsert_slots
 from backend.outbox.state_writes import (
     OUTBOX,
     ROW_ID,
     RowRef,
     in_sources,
-    journal_transition,
     journal_transitions,
     transition_update,
     write_each,
@@ -56,8 +55,12 @@ def record_outcomes(
     settings: Settings,
     now: datetime,
     jitter: Callable[[], float],
+    changes: Changes | None = None,
 ) -> RecordSummary:
-    """Move each sent row to the state its outcome calls for, if it is still this claim's row."""
+    """Move each sent row to the state its outcome calls for, if it is still this claim's row.
+
+    With `changes`, the journal entries are left to the caller (one journal write per transaction).
+    """
     summary = RecordSummary()
     if not results:
         return summary
@@ -71,7 +74,7 @@ def record_outcomes(
     current = {row.id: row for row in session.execute(query)}
     writes: dict[Transition, list[dict[str, Any]]] = {}
     customer_waits: dict[str, datetime] = {}
-    changes: list[tuple[Transition, RowRef]] = []
+    own: Changes = []
 
     for message, outcome in results:
         row = current.get(message.id)
@@ -107,7 +110,7 @@ def record_outcomes(
             values["not_before"] = now + timedelta(seconds=delay)
         writes.setdefault(transition, []).append(values)
         if transition.target is not None:
-            changes.append(
+            own.append(
                 (transition, _ref(message, row.state, outcome.wamid if transition is ACCEPTED else None))
             )
             summary.add(transition.target)
@@ -117,12 +120,14 @@ def record_outcomes(
         write_each(session, transition, now, rows)
     # A pair-limit answer pushes back only that customer's slot; everyone else keeps their pace.
     upsert_slots(session, customer_waits, keep_later=True)
-    journal_transitions(session, changes, now)
+    _journal(session, own, changes, now)
     return summary
 
 
-def release_unsent(session: Session, messages: Sequence[ClaimedMessage], now: datetime) -> int:
-    """Put claimed rows whose request never started back to `queued`; that claim did not try to send."""
+def give_back_unsent(
+    session: Session, messages: Sequence[ClaimedMessage], now: datetime, changes: Changes | None = None
+) -> int:
+    """Put started rows whose request never left back to `queued`; that start did not try to send."""
     if not messages:
         return 0
     by_id = {message.id: message for message in messages}
@@ -139,8 +144,15 @@ def release_unsent(session: Session, messages: Sequence[ClaimedMessage], now: da
     if not mine:
         return 0
     session.execute(transition_update(GIVE_BACK, now).where(OUTBOX.c.id.in_(mine)))
-    journal_transition(session, GIVE_BACK, [_ref(by_id[i], states.SENDING, None) for i in mine], now)
+    _journal(session, [(GIVE_BACK, _ref(by_id[i], states.SENDING, None)) for i in mine], changes, now)
     return len(mine)
+
+
+def _journal(session: Session, own: Changes, changes: Changes | None, now: datetime) -> None:
+    if changes is None:
+        journal_transitions(session, own, now)
+    else:
+        changes += own
 
 
 def _ref(message: ClaimedMessage, previous_state: str, wamid: str | None) -> RowRef:

@@ -1,13 +1,20 @@
 """The outbox sender: claims due rows in batches and keeps many Graph calls in flight at once.
 
-One asyncio loop per sender. Database work runs on one helper thread (claims and outcome batches
-never wait on each other inside a process); each claimed batch gets a dispatcher that starts every
-request at the moment pacing gave it; answers are recorded in batches.
+One asyncio loop per sender, with three parts. The claim loop reserves due rows with their send
+moments (`claim_batch`). The ticker runs one short transaction every 20 ms that records the answers
+gathered so far, gives back what will not be sent, and starts (`queued` → `sending`) only the reserved
+rows whose moment is within START_LEAD; so a row is `sending` only when its call is about to leave,
+and a crash costs only the calls in flight. The dispatcher sends each started row at its moment.
+Database work runs on one helper thread, where claims and ticks take turns: at most one of each is
+ever outstanding, so a tick waits for at most one claim.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import heapq
+import itertools
 import json
 import logging
 import math
@@ -16,9 +23,9 @@ import random
 import socket
 import threading
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -28,9 +35,18 @@ from backend.domain.graph_body import UnsendablePayloadError, build_send_body
 from backend.domain.outcomes import OutcomeKind, SendOutcome, not_sent, outcome_of_answer, unknown
 from backend.domain.pacing import PacingRules, send_interval
 from backend.domain.send_errors import PAYLOAD_UNSENDABLE_TITLE
-from backend.outbox.claim import ClaimedMessage, claim_batch, pacing_rules
+from backend.outbox.claim import (
+    START_LEAD_SECONDS,
+    Changes,
+    ClaimedMessage,
+    claim_batch,
+    pacing_rules,
+    release_reserved,
+    start_reserved,
+)
 from backend.outbox.graph_transport import KeepAliveTransport
-from backend.outbox.outcomes import RecordSummary, record_outcomes, release_unsent
+from backend.outbox.outcomes import give_back_unsent, record_outcomes
+from backend.outbox.state_writes import journal_transitions
 from backend.parts import BackendParts
 
 log = logging.getLogger(__name__)
@@ -45,9 +61,14 @@ MAX_LAG_SECONDS = 0.5
 SHORT_WAIT_SECONDS = 0.05
 # Timers are not finer than a millisecond or so; rows due within this of each other may go together.
 LOCAL_TOLERANCE = timedelta(milliseconds=20)
-FLUSH_SIZE = 256
-FLUSH_INTERVAL_SECONDS = 0.02
+# Every tick starts the rows due before its next one plus a margin for the transaction itself.
+TICK_SECONDS = 0.02
+START_LEAD = timedelta(seconds=START_LEAD_SECONDS)
+# Started rows wait for the dispatcher at most this long at the send interval: after a stall, the
+# overdue rows beyond it stay reserved (their calls are not about to leave) and go back if too late.
+STARTED_AHEAD = START_LEAD + timedelta(seconds=TICK_SECONDS)
 IDLE_POLL_SECONDS = 0.2
+SETTLE_POLL_SECONDS = 0.005
 BUSY_POLL_SECONDS = 0.02
 # On stop, requests already sent get this long to answer before they are recorded as unknown.
 SHUTDOWN_GRACE_SECONDS = 5.0
@@ -89,9 +110,10 @@ def _proxy_for(url: httpx.URL) -> str | None:
 
 
 def _log_failure(task: asyncio.Task[None]) -> None:
-    # Rows a failed dispatcher held stay `sending` and come back as `unknown` through their lease.
+    # Rows a failed part held come back: reserved ones when their reservation ends, started ones
+    # through their lease as `unknown`.
     if not task.cancelled() and task.exception() is not None:
-        log.error("an outbox dispatcher failed", exc_info=task.exception())
+        log.error("a part of the outbox sender failed", exc_info=task.exception())
 
 
 def default_worker_id() -> str:
@@ -99,12 +121,40 @@ def default_worker_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
-@dataclass
-class _Pending:
-    """One sender run's bookkeeping: answers to record and rows to give back."""
+Entry = tuple[datetime, int, ClaimedMessage]
 
-    results: list[tuple[ClaimedMessage, SendOutcome]]
-    released: list[ClaimedMessage]
+
+@dataclass
+class _Run:
+    """One sender run: rows waiting for their start or their moment, requests in flight, and what the
+    next tick writes."""
+
+    # Reserved rows by moment, waiting for the tick that starts them.
+    reserved: list[Entry] = field(default_factory=list)
+    # Started rows by moment, waiting for the dispatcher to send them.
+    ready: list[Entry] = field(default_factory=list)
+    requests: set[asyncio.Task[None]] = field(default_factory=set)
+    # Claimed rows whose request has not started yet (reserved, ready, or at the dispatcher).
+    waiting: int = 0
+    # For the next tick: answers to record, started rows never sent, reservations to give up.
+    results: list[tuple[ClaimedMessage, SendOutcome]] = field(default_factory=list)
+    given_back: list[ClaimedMessage] = field(default_factory=list)
+    released: list[ClaimedMessage] = field(default_factory=list)
+    # Claims whose rows go back (one slipped past its moment): the rest are booked again, not rushed.
+    abandoned: set[str] = field(default_factory=set)
+    closing: bool = False
+    order: Iterator[int] = field(default_factory=itertools.count)
+    wake_ticker: asyncio.Event = field(default_factory=asyncio.Event)
+    wake_dispatcher: asyncio.Event = field(default_factory=asyncio.Event)
+    dispatcher_idle: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def entry(self, message: ClaimedMessage) -> Entry:
+        """A heap entry: by moment, then in arrival order."""
+        return (message.dispatch_at, next(self.order), message)
+
+    def has_writes(self) -> bool:
+        """Whether the next tick has something to write even without rows to start."""
+        return bool(self.results or self.given_back or self.released)
 
 
 class OutboxSender:
@@ -141,6 +191,8 @@ class OutboxSender:
         )
         self._horizon = horizon_seconds
         self._interval = send_interval(settings.send_rate)
+        # How many started rows the dispatcher sends within STARTED_AHEAD at the send interval.
+        self._start_room = max(1, STARTED_AHEAD // self._interval)
         self._arrival = datetime(2000, 1, 1, tzinfo=UTC)
         self._rules: PacingRules = pacing_rules(settings, horizon_seconds)
         self._grace = shutdown_grace_seconds
@@ -157,8 +209,10 @@ class OutboxSender:
             "write": settings.read_timeout_seconds,
             "pool": settings.connect_timeout_seconds,
         }
+        # A started row waits up to START_LEAD for its moment and may go up to MAX_LAG_SECONDS late;
+        # its lease covers both before the call's own time.
+        self._lease_seconds = settings.send_lease_seconds + START_LEAD_SECONDS + MAX_LAG_SECONDS
         self._stopping = asyncio.Event()
-        self._waiting = 0  # claimed rows whose request has not started yet
         self._database_thread: ThreadPoolExecutor | None = None
 
     # ----- entry points
@@ -173,7 +227,8 @@ class OutboxSender:
             try:
                 asyncio.run(self._serve(stop))
             except Exception:
-                # A broken loop must not end sending for good; rows it held come back through the lease.
+                # A broken loop must not end sending for good; rows it held come back by themselves:
+                # reserved ones when their reservation ends, started ones through their lease.
                 log.exception("the outbox sender failed; starting it again in a second")
                 stop.wait(1.0)
 
@@ -181,30 +236,28 @@ class OutboxSender:
 
     async def _run_once(self) -> int:
         self._stopping = asyncio.Event()
-        self._waiting = 0
+        run = _Run()
         with self._database_executor():
             async with self._open_transport() as transport:
                 claimed = await self._in_database(self._claim, min(self._max_in_flight, MAX_BATCH))
-                pending = _Pending([], [])
-                self._waiting += len(claimed)
-                await self._dispatch(transport, claimed, pending, set())
-                await self._flush(pending, raise_errors=True)
+                self._take(run, claimed)
+                parts = self._start_parts(run, transport)
+                while run.waiting or run.requests:
+                    await asyncio.sleep(SETTLE_POLL_SECONDS)
+                await self._close(run, parts)
+                await self._tick(run, raise_errors=True)
                 return len(claimed)
 
     async def _serve(self, stop: threading.Event) -> None:
         self._stopping = asyncio.Event()
-        self._waiting = 0
-        pending = _Pending([], [])
-        requests: set[asyncio.Task[None]] = set()
-        dispatchers: set[asyncio.Task[None]] = set()
-        flusher_stop = asyncio.Event()
+        run = _Run()
         with self._database_executor():
             async with self._open_transport() as transport:
-                flusher = asyncio.create_task(self._flush_loop(pending, flusher_stop))
+                parts = self._start_parts(run, transport)
                 # Small claims cost nearly as much as large ones: wait for a useful amount of room.
                 least = max(1, min(MAX_BATCH, self._max_in_flight // 4))
                 while not stop.is_set():
-                    room = min(self._max_in_flight - len(requests) - self._waiting, MAX_BATCH)
+                    room = min(self._max_in_flight - len(run.requests) - run.waiting, MAX_BATCH)
                     if room < least:
                         await asyncio.sleep(BUSY_POLL_SECONDS)
                         continue
@@ -213,30 +266,55 @@ class OutboxSender:
                     except Exception:
                         log.exception("claiming outbox rows failed; trying again shortly")
                         claimed = []
-                    if claimed:
-                        self._waiting += len(claimed)
-                        task = asyncio.create_task(self._dispatch(transport, claimed, pending, requests))
-                        dispatchers.add(task)
-                        task.add_done_callback(dispatchers.discard)
-                        task.add_done_callback(_log_failure)
+                    self._take(run, claimed)
                     if len(claimed) < room:
                         await asyncio.sleep(self._pause_after(claimed))
-                # Stop: no new request starts; rows still waiting for their moment go back to the queue,
-                # requests already sent get a bounded wait, then count as unknown.
-                self._stopping.set()
-                if dispatchers:
-                    await asyncio.wait(set(dispatchers), timeout=self._grace + 1.0)
-                if requests:
-                    _done, late = await asyncio.wait(set(requests), timeout=self._grace)
-                    for task in late:
-                        task.cancel()
-                    if late:
-                        await asyncio.wait(late)
-                for task in dispatchers:
-                    task.cancel()
-                flusher_stop.set()
-                await flusher
-                await self._flush(pending, raise_errors=False)
+                await self._stop(run, parts)
+
+    async def _stop(self, run: _Run, parts: list[asyncio.Task[None]]) -> None:
+        """No new request starts: reservations go back at once, started rows not yet sent are given back,
+        requests already sent get the grace (one deadline for all of them), then count as unknown."""
+        self._stopping.set()
+        run.wake_ticker.set()
+        run.wake_dispatcher.set()
+        if run.requests:
+            _done, late = await asyncio.wait(set(run.requests), timeout=self._grace)
+            for task in late:
+                task.cancel()
+            if late:
+                await asyncio.wait(late)
+        await self._close(run, parts)
+        await self._tick(run, raise_errors=False)
+
+    def _start_parts(self, run: _Run, transport: httpx.AsyncBaseTransport) -> list[asyncio.Task[None]]:
+        parts = [
+            asyncio.create_task(self._tick_loop(run)),
+            asyncio.create_task(self._dispatch_loop(run, transport)),
+        ]
+        for task in parts:
+            task.add_done_callback(_log_failure)
+        return parts
+
+    async def _close(self, run: _Run, parts: list[asyncio.Task[None]]) -> None:
+        # Never cancelled: a tick cut off while its transaction runs would lose the rows it started.
+        run.closing = True
+        run.wake_ticker.set()
+        run.wake_dispatcher.set()
+        run.dispatcher_idle.set()
+        await asyncio.wait(parts)
+
+    def _take(self, run: _Run, claimed: list[ClaimedMessage]) -> None:
+        """A claim's rows join the run: rows it started wait for their moment, the rest for their start."""
+        run.waiting += len(claimed)
+        for message in claimed:
+            heap = run.ready if message.lease_expires_at is not None else run.reserved
+            heapq.heappush(heap, run.entry(message))
+        if run.ready:
+            run.dispatcher_idle.clear()
+            run.wake_dispatcher.set()
+        if claimed:
+            # An idle ticker waits without a timeout: rows to start, or answers to come, give it one.
+            run.wake_ticker.set()
 
     def _pause_after(self, claimed: list[ClaimedMessage]) -> float:
         """How long to wait before the next claim when the last one took less than there was room for."""
@@ -246,52 +324,100 @@ class OutboxSender:
         booked = (claimed[-1].dispatch_at - self._clock()).total_seconds()
         return min(self._horizon, max(BUSY_POLL_SECONDS, booked - self._horizon / 2))
 
-    async def _flush_loop(self, pending: _Pending, stop: asyncio.Event) -> None:
-        while not stop.is_set():
-            await asyncio.sleep(FLUSH_INTERVAL_SECONDS)
-            await self._flush(pending, raise_errors=False)
+    async def _tick_loop(self, run: _Run) -> None:
+        while True:
+            await self._next_tick(run)
+            if run.closing:
+                return
+            await self._tick(run, raise_errors=False)
 
-    async def _flush(self, pending: _Pending, *, raise_errors: bool) -> None:
-        """Record the answers gathered so far in one transaction; on failure keep them for the next try."""
-        if not pending.results and not pending.released:
+    async def _next_tick(self, run: _Run) -> None:
+        """Wait for the next tick: TICK_SECONDS while there is work, or a wake-up (a claim, the stop)."""
+        if self._sleep_until is not None and run.reserved:
+            # Injected time moves only while no started row waits for its moment, so each send keeps it.
+            await run.dispatcher_idle.wait()
+            start_at = run.reserved[0][0] - START_LEAD
+            if not run.closing and start_at > self._clock():
+                await self._sleep_until(start_at)
             return
-        results, released = pending.results, pending.released
-        pending.results, pending.released = [], []
+        # Work in hand (rows not yet sent, calls whose answers will come) means ticking; otherwise a
+        # claim wakes the ticker, and the idle poll is only a backstop.
+        busy = run.waiting or run.requests or run.has_writes()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(run.wake_ticker.wait(), TICK_SECONDS if busy else IDLE_POLL_SECONDS)
+
+    async def _tick(self, run: _Run, *, raise_errors: bool) -> None:
+        """One transaction: record answers, give back and release what will not be sent, and start the
+        reserved rows whose moment is within START_LEAD (all of them go back once stopping)."""
+        run.wake_ticker.clear()
+        now = self._clock()
+        stopping = self._stopping.is_set() or run.closing
+        start_before = now + START_LEAD
+        too_late = now - timedelta(seconds=MAX_LAG_SECONDS)
+        room = self._start_room - len(run.ready)
+        to_start: list[ClaimedMessage] = []
+        while run.reserved and (stopping or run.reserved[0][0] <= start_before):
+            message = run.reserved[0][2]
+            if stopping or message.token in run.abandoned or message.dispatch_at < too_late:
+                run.released.append(message)
+                run.waiting -= 1
+            elif len(to_start) >= room:
+                break
+            else:
+                to_start.append(message)
+            heapq.heappop(run.reserved)
+        if not to_start and not run.has_writes():
+            return
+        results, given_back, released = run.results, run.given_back, run.released
+        run.results, run.given_back, run.released = [], [], []
         try:
-            await self._in_database(self._record, (results, released))
+            started = await self._in_database(self._tick_step, (results, given_back, released, to_start))
         except Exception:
-            pending.results[:0] = results
-            pending.released[:0] = released
+            # Nothing of it was written: keep it all for the next tick.
+            run.results[:0] = results
+            run.given_back[:0] = given_back
+            run.released[:0] = released
+            for message in to_start:
+                heapq.heappush(run.reserved, run.entry(message))
             if raise_errors:
                 raise
-            log.exception("recording send outcomes failed; keeping them for the next try")
+            log.exception("an outbox tick failed; keeping its work for the next one")
+            return
+        # Rows not started were cancelled or reserved again by another claim: not ours to send.
+        run.waiting -= len(to_start) - len(started)
+        for message in started:
+            heapq.heappush(run.ready, run.entry(message))
+        if started:
+            run.dispatcher_idle.clear()
+            run.wake_dispatcher.set()
 
-    async def _dispatch(
-        self,
-        transport: httpx.AsyncBaseTransport,
-        claimed: list[ClaimedMessage],
-        pending: _Pending,
-        requests: set[asyncio.Task[None]],
-    ) -> None:
-        """Start each request at its moment, in order; on stop, give back those not yet started.
+    async def _dispatch_loop(self, run: _Run, transport: httpx.AsyncBaseTransport) -> None:
+        """Send each started row at its moment, in moment order.
 
         If this process falls behind its booked moments (a busy machine, a slow database), late rows
-        are spaced at the send interval rather than sent in a burst, and rows that would go more than
-        MAX_LAG_SECONDS late are given back to be booked again: the cap holds in every second.
+        are spaced at the send interval rather than sent in a burst, and a row that would go more than
+        MAX_LAG_SECONDS late is given back together with the rest of its claim, to be booked again:
+        the cap holds in every second.
         """
-        started: list[asyncio.Task[None]] = []
-        for index, message in enumerate(claimed):
-            if not await self._wait_for_turn(message):
-                pending.released.extend(claimed[index:])
-                self._waiting -= len(claimed) - index
-                break
-            self._waiting -= 1
-            task = asyncio.create_task(self._send_and_keep(transport, message, pending))
-            requests.add(task)
-            task.add_done_callback(requests.discard)
-            started.append(task)
-        if started:
-            await asyncio.wait(started)
+        while True:
+            if not run.ready:
+                if run.closing:
+                    return
+                run.wake_dispatcher.clear()
+                run.dispatcher_idle.set()
+                await run.wake_dispatcher.wait()
+                continue
+            message = heapq.heappop(run.ready)[2]
+            sendable = message.token not in run.abandoned and await self._wait_for_turn(message)
+            # Counted as waiting until here, so the ticker keeps ticking for a row in the dispatcher's hand.
+            run.waiting -= 1
+            if not sendable:
+                run.given_back.append(message)
+                run.abandoned.add(message.token)
+                continue
+            task = asyncio.create_task(self._send_and_keep(transport, message, run))
+            run.requests.add(task)
+            task.add_done_callback(run.requests.discard)
 
     async def _wait_for_turn(self, message: ClaimedMessage) -> bool:
         """Wait for the row's moment and for this process's own pace; False: give the row back.
@@ -310,7 +436,7 @@ class OutboxSender:
         now = self._clock()
         if (now - message.dispatch_at).total_seconds() > MAX_LAG_SECONDS:
             return False
-        # No await between the check and this update: dispatchers of several batches take turns here.
+        # No await between the check and this update: the pace is this process's, across every claim.
         self._arrival = max(self._arrival, now) + self._interval
         return True
 
@@ -333,15 +459,15 @@ class OutboxSender:
         return False
 
     async def _send_and_keep(
-        self, transport: httpx.AsyncBaseTransport, message: ClaimedMessage, pending: _Pending
+        self, transport: httpx.AsyncBaseTransport, message: ClaimedMessage, run: _Run
     ) -> None:
         try:
             outcome = await self.send(transport, message)
         except asyncio.CancelledError:
             outcome = unknown("the sender stopped while waiting for the answer")
-            pending.results.append((message, outcome))
+            run.results.append((message, outcome))
             raise
-        pending.results.append((message, outcome))
+        run.results.append((message, outcome))
 
     async def send(self, transport: httpx.AsyncBaseTransport, message: ClaimedMessage) -> SendOutcome:
         """One Graph call for one row, classified; never raises for a network or Meta failure."""
@@ -390,21 +516,36 @@ class OutboxSender:
             return claim_batch(
                 session,
                 rules=self._rules,
-                lease_seconds=self.settings.send_lease_seconds,
+                lease_seconds=self._lease_seconds,
                 now=self._clock(),
                 limit=limit,
                 worker_id=self.worker_id,
             )
 
-    def _record(
-        self, batch: tuple[list[tuple[ClaimedMessage, SendOutcome]], list[ClaimedMessage]]
-    ) -> RecordSummary:
-        results, released = batch
+    def _tick_step(
+        self,
+        work: tuple[
+            list[tuple[ClaimedMessage, SendOutcome]],
+            list[ClaimedMessage],
+            list[ClaimedMessage],
+            list[ClaimedMessage],
+        ],
+    ) -> list[ClaimedMessage]:
+        """The tick's transaction; the rows it started."""
+        results, given_back, released, to_start = work
         with self.database.transaction() as session:
             now = self._clock()
-            summary = record_outcomes(session, results, settings=self.settings, now=now, jitter=self._jitter)
-            release_unsent(session, released, now)
-            return summary
+            changes: Changes = []
+            record_outcomes(
+                session, results, settings=self.settings, now=now, jitter=self._jitter, changes=changes
+            )
+            give_back_unsent(session, given_back, now, changes)
+            release_reserved(session, released, now)
+            started = start_reserved(
+                session, to_start, now=now, lease_seconds=self._lease_seconds, changes=changes
+            )
+            journal_transitions(session, changes, now)
+            return started
 
     # ----- plumbing
 

@@ -101,6 +101,14 @@ def in_sources(transition: Transition) -> ColumnElement[bool]:
     return expression.in_([literal_column(f"'{state}'") for state in sorted(transition.sources)])
 
 
+def held_by(token: str) -> ColumnElement[bool]:
+    """The `claim_token` guard of `start` and `release`: the row still names this claim's token.
+
+    With `in_sources` (`queued`) it is `transitions.holds_reservation` in SQL.
+    """
+    return OUTBOX.c.claimed_by == token
+
+
 def transition_update(
     transition: Transition,
     now: datetime | BindParameter[datetime],

@@ -8,15 +8,18 @@ from typing import Any
 from flask import Blueprint, Flask, Response, jsonify, request
 
 from backend.database.models import JournalEntry
-from backend.journal import entries_after
+from backend.journal import entries_after, sequence_pending
 from backend.web.common import iso, page_limit, query_int, require_token
 from backend.web.context import web_context
 from backend.web.errors import ApiError
 from backend.web.long_polls import LongPollSlots
 
 MAX_WAIT_SECONDS = 30
-# Other processes (workers on PostgreSQL) cannot wake us, so look at the journal this often too.
+# Workers on other machines (PostgreSQL) cannot wake us, so look at the journal this often too.
 DATABASE_POLL_SECONDS = 0.5
+# Another sequencer was numbering entries (PostgreSQL): look again this soon, as what it numbers may
+# not include the commit that woke us.
+SEQUENCER_BUSY_RETRY_SECONDS = 0.02
 # A long-poll refused for want of a slot asks its client to come back after this long.
 OVER_CAPACITY_RETRY_AFTER_SECONDS = 1
 
@@ -59,13 +62,16 @@ def _page(after: int, limit: int, wait: float, slots: LongPollSlots | None = Non
     deadline = time.monotonic() + wait
     while True:
         generation = signal.generation()
+        # Entries committed on PostgreSQL are seen once numbered: number them first (a no-op on SQLite).
+        numbered = sequence_pending(database)
         # A short read transaction each time: nothing is held open while we wait.
         with database.reader() as session:
             entries = [_entry(entry) for entry in entries_after(session, after, limit)]
         remaining = deadline - time.monotonic()
         if entries or remaining <= 0 or (slots is not None and slots.closing):
             break
-        signal.wait(generation, min(remaining, DATABASE_POLL_SECONDS))
+        poll = SEQUENCER_BUSY_RETRY_SECONDS if numbered is None else DATABASE_POLL_SECONDS
+        signal.wait(generation, min(remaining, poll))
     next_seq = entries[-1]["seq"] if entries else after
     return {"events": entries, "next": next_seq}
 

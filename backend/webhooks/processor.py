@@ -8,14 +8,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import select, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from backend import counters
 from backend.clock import Clock, utc_now
 from backend.database import Database
-from backend.database.models import JournalEntry, ProcessedEvent, WebhookDelivery
+from backend.database.models import ProcessedEvent, WebhookDelivery
 from backend.database.upsert import dialect_insert
 from backend.domain.webhook_events import (
     InboundMessageEvent,
@@ -27,7 +27,7 @@ from backend.domain.webhook_events import (
     parse_body,
 )
 from backend.inbox.inbound import store_inbound
-from backend.journal import journal
+from backend.journal import journal_many
 from backend.parts import BackendParts, WindowOpenedHook
 from backend.webhooks.statuses import apply_statuses
 
@@ -200,19 +200,8 @@ def apply_deliveries(
 
 
 def _journal_all(session: Session, entries: list[tuple[str, dict[str, Any]]], now: datetime) -> None:
-    """Journal entries in order, as the last writes of the transaction (on PostgreSQL it takes a lock)."""
-    if not entries:
-        return
-    (first_type, first_data), *rest = entries
-    # The first goes through `journal` so the ordering lock is taken as everywhere else; the rest
-    # follow in one multi-row insert, after it, in the same order.
-    journal(session, first_type, first_data, now)
-    if rest:
-        session.flush()
-        session.execute(
-            insert(JournalEntry.__table__),  # type: ignore[arg-type]
-            [{"type": event_type, "at": now, "data": data} for event_type, data in rest],
-        )
+    """Journal entries in order, in one multi-row insert."""
+    journal_many(session, entries, now)
 
 
 def _mark_processed(session: Session, deliveries: list[ParsedDelivery], now: datetime) -> None:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import insert, inspect, text
 
 from backend.database import create_database, upgrade_database
 from backend.database.migrate import current_revision, downgrade_database
-from backend.database.models import Base
+from backend.database.models import Base, JournalEntry, PendingJournalEntry
 from tests.conftest import DatabaseMaker
 
 
@@ -38,6 +40,30 @@ def test_models_and_migrations_do_not_differ(database_maker: DatabaseMaker) -> N
             context = MigrationContext.configure(connection, opts={"compare_type": True})
             differences = compare_metadata(context, Base.metadata)
         assert differences == []
+    finally:
+        database.dispose()
+        database_maker.drop(url)
+
+
+def test_downgrading_numbers_journal_entries_still_waiting_rather_than_losing_them(
+    database_maker: DatabaseMaker,
+) -> None:
+    url = database_maker.new_empty_url()
+    database = create_database(url)
+    at = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
+    try:
+        upgrade_database(database)
+        with database.engine.begin() as connection:
+            connection.execute(insert(JournalEntry), [{"type": "numbered", "at": at, "data": {}}])
+            connection.execute(
+                insert(PendingJournalEntry),
+                [{"type": f"waiting.{n}", "at": at, "data": {"n": n}} for n in (1, 2)],
+            )
+        downgrade_database(database, "0001")
+        assert "journal_pending" not in inspect(database.engine).get_table_names()
+        with database.engine.connect() as connection:
+            types = connection.execute(text("SELECT type FROM journal ORDER BY seq")).scalars().all()
+        assert types == ["numbered", "waiting.1", "waiting.2"]
     finally:
         database.dispose()
         database_maker.drop(url)

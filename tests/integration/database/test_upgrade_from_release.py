@@ -200,6 +200,13 @@ def test_a_released_database_upgrades_with_its_data_intact(
             headers={**headers, "Idempotency-Key": "after-upgrade-1"},
         )
         assert sent.status_code == 202, sent.get_json()
+        # The released journal entry stays in the feed, and the new one is numbered after it.
+        feed = client.get("/v1/events?after=0", headers=headers).get_json()["events"]
+        assert [(event["type"], event["data"].get("key")) for event in feed] == [
+            ("message.queued", "x"),
+            ("message.queued", "after-upgrade-1"),
+        ]
+        assert feed[0]["seq"] < feed[1]["seq"]
     finally:
         database.dispose()
         database_maker.drop(url)

@@ -7,9 +7,10 @@ from flask.testing import FlaskClient
 from sqlalchemy import select
 
 from backend.database import Database
-from backend.database.models import InboundMessage, JournalEntry
+from backend.database.models import InboundMessage
 from backend.inbox.attribution import AttributionError, attribute_inbound
 from backend.webhooks.processor import WebhookProcessor
+from tests.conftest import journal_entries
 from tests.integration.webhooks.support import NOW, add_outbox_row, deliver, text_message
 
 
@@ -36,11 +37,11 @@ def test_linking_and_new_topic_take_a_reply_out_of_the_work_queue(
             select(InboundMessage).where(InboundMessage.attribution == "unattributed")
         ).all()
         assert queue == []
-        entries = session.scalars(select(JournalEntry).where(JournalEntry.type == "inbound.attributed")).all()
-        assert [(e.data["wamid"], e.data["message_key"], e.data["new_topic"]) for e in entries] == [
-            ("wamid.Q1", "order-9:shipped", False),
-            ("wamid.Q2", None, True),
-        ]
+    entries = journal_entries(database, "inbound.attributed")
+    assert [(e.data["wamid"], e.data["message_key"], e.data["new_topic"]) for e in entries] == [
+        ("wamid.Q1", "order-9:shipped", False),
+        ("wamid.Q2", None, True),
+    ]
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,10 @@ from sqlalchemy import select
 
 from backend import counters
 from backend.database import Database
-from backend.database.models import Contact, InboundMessage, JournalEntry, OutboxMessage
+from backend.database.models import Contact, InboundMessage, OutboxMessage
 from backend.inbox.attribution import AttributionError, attribute_inbound
 from backend.webhooks.processor import WebhookProcessor
+from tests.conftest import journal_entries
 from tests.integration.webhooks.support import (
     CUSTOMER,
     NOW,
@@ -71,9 +72,7 @@ def test_a_reply_quoting_a_message_sent_to_another_contact_is_filed_as_unquoted_
     assert crossed.context_id == "wamid.THEIRS"
     with database.reader() as session:
         sender = session.get_one(Contact, crossed.contact_id)
-        journaled = session.scalars(
-            select(JournalEntry.data).where(JournalEntry.type == "inbound.received")
-        ).all()
+    journaled = [entry.data for entry in journal_entries(database, "inbound.received")]
     assert sender.wa_id == CUSTOMER
     assert [(entry["attributed"], entry["reply_to_key"]) for entry in journaled] == [(False, None)] * 2
     assert _cross_contact_quotes(database) == 1

@@ -9,8 +9,9 @@ from flask.testing import FlaskClient
 from sqlalchemy import select
 
 from backend.database import Database
-from backend.database.models import Contact, InboundMessage, JournalEntry, OutboxMessage
+from backend.database.models import Contact, InboundMessage, OutboxMessage
 from backend.webhooks.processor import WebhookProcessor
+from tests.conftest import journal_entries
 from tests.integration.webhooks.support import (
     BUSINESS_NUMBER,
     CUSTOMER,
@@ -29,9 +30,7 @@ def _inbound(database: Database, wamid: str) -> InboundMessage:
 
 
 def _journal(database: Database, event_type: str) -> list[dict[str, Any]]:
-    with database.reader() as session:
-        query = select(JournalEntry).where(JournalEntry.type == event_type).order_by(JournalEntry.seq)
-        return [entry.data for entry in session.scalars(query)]
+    return [entry.data for entry in journal_entries(database, event_type) if entry.type == event_type]
 
 
 def test_a_reply_is_threaded_by_context_id_to_the_message_it_answers(

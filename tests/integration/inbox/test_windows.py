@@ -11,11 +11,12 @@ from sqlalchemy import select
 
 from app.composition import build_parts
 from backend.database import Database
-from backend.database.models import JournalEntry, OutboxMessage
+from backend.database.models import OutboxMessage
 from backend.inbox.windows import WindowTimers
 from backend.parts import BackendParts
 from backend.settings import Settings
 from backend.webhooks.processor import WebhookProcessor
+from tests.conftest import journal_entries
 from tests.integration.webhooks.support import NOW, deliver, text_message
 
 
@@ -30,9 +31,7 @@ class Clock:
 
 
 def _window_events(database: Database) -> list[tuple[str, dict[str, Any]]]:
-    with database.reader() as session:
-        query = select(JournalEntry).where(JournalEntry.type.like("window.%")).order_by(JournalEntry.seq)
-        return [(entry.type, entry.data) for entry in session.scalars(query)]
+    return [(entry.type, entry.data) for entry in journal_entries(database, "window.")]
 
 
 def test_closing_and_closed_are_journaled_once_per_window_opening(

@@ -10,11 +10,12 @@ from sqlalchemy import func, select
 
 from backend import counters
 from backend.database import Database
-from backend.database.models import JournalEntry, OutboxMessage
+from backend.database.models import OutboxMessage
 from backend.domain.messages import Button, ButtonsRequest, MessageError, TemplateRequest
 from backend.outbox.enqueue import MessageRequest, enqueue
 from backend.settings import load_settings
 from backend.templates import load_templates
+from tests.conftest import journal_entries
 
 NOW = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
 
@@ -47,7 +48,7 @@ def test_a_second_enqueue_of_a_key_changes_nothing_and_is_counted(database: Data
         assert row.purpose == "order_shipped"
         assert row.state == "queued"
         assert counters.read(session, counters.DEDUPE_REJECTIONS) == 1
-        assert session.scalar(select(func.count()).select_from(JournalEntry)) == 1
+    assert len(journal_entries(database)) == 1
 
 
 @pytest.mark.parametrize(

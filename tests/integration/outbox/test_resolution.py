@@ -9,9 +9,10 @@ import pytest
 from sqlalchemy import select, update
 
 from backend.database import Database
-from backend.database.models import JournalEntry, OutboxMessage, SendDecision
+from backend.database.models import OutboxMessage, SendDecision
 from backend.outbox.resolution import ResolutionError, resolve_by_supervisor
 from backend.settings import Settings
+from tests.conftest import journal_entries
 from tests.integration.outbox.conftest import START, enqueue_all, number, rows, template_request
 
 
@@ -61,9 +62,7 @@ def test_allowed_decisions(
         decision = session.scalars(select(SendDecision)).one()
         assert (decision.actor, decision.action) == ("sam", action)
         assert f"was {state}" in decision.reason
-        entries = [
-            (e.type, e.data) for e in session.scalars(select(JournalEntry).order_by(JournalEntry.seq))
-        ][-2:]
+    entries = [(entry.type, entry.data) for entry in journal_entries(database)][-2:]
     assert entries[0] == (
         "message.state_changed",
         {

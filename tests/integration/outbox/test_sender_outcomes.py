@@ -9,14 +9,14 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import select
 
 from app.composition import build_parts
 from backend.database import Database
-from backend.database.models import JournalEntry, PacingSlot
+from backend.database.models import PacingSlot
 from backend.domain.pacing import customer_slot_key
 from backend.outbox.sender import OutboxSender
 from backend.settings import Settings
+from tests.conftest import journal_entries
 from tests.integration.outbox.conftest import (
     START,
     FakeClock,
@@ -62,12 +62,7 @@ def test_2xx_is_accepted_with_its_wamid_and_journaled(
         None,
     )
     assert graph.bodies[0]["biz_opaque_callback_data"] == "k1"
-    with database.reader() as session:
-        changes = [
-            e.data
-            for e in session.scalars(select(JournalEntry).order_by(JournalEntry.seq))
-            if e.type == "message.state_changed"
-        ]
+    changes = [entry.data for entry in journal_entries(database, "message.state_changed")]
     assert [(c["previous_state"], c["state"]) for c in changes] == [
         ("queued", "sending"),
         ("sending", "accepted"),

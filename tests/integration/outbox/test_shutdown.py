@@ -64,6 +64,9 @@ def test_stop_finishes_in_flight_calls_and_gives_back_the_rest(
     # Every accepted row was sent once; rows given back were never sent and their claim is not counted.
     assert {key for key, count in graph.keys.items() if count} == accepted
     assert all(after[key].attempts == 0 for key in queued)
+    # Reservations were given up at the stop, not left to run out: another worker may take the rows now.
+    stopped_at = datetime.now(UTC)
+    assert all(after[key].claimed_by is None and after[key].not_before <= stopped_at for key in queued)
 
 
 @pytest.mark.timeout(60)

@@ -10,6 +10,7 @@ from sqlalchemy import select, update
 
 from backend.database import Database
 from backend.domain import states
+from backend.domain import transitions as table
 from backend.domain.transitions import (
     STATUS_MOVES,
     TRANSITIONS,
@@ -17,8 +18,9 @@ from backend.domain.transitions import (
     IllegalTransitionError,
     Transition,
     apply,
+    holds_reservation,
 )
-from backend.outbox.state_writes import OUTBOX, ROW_ID, transition_update, write_applied, write_each
+from backend.outbox.state_writes import OUTBOX, ROW_ID, held_by, transition_update, write_applied, write_each
 from backend.settings import Settings
 from tests.integration.outbox.conftest import START, enqueue_all, number, template_request
 
@@ -142,3 +144,32 @@ def test_values_a_writer_applied_in_hand_are_written_back_as_they_are(
         with database.transaction() as session:
             write_applied(session, FIELDS, [{**after, "id": row_id}])
         assert _read(database, row_id) == after
+
+
+def test_start_and_release_move_a_row_only_for_the_claim_holding_its_reservation(
+    database: Database, settings_for: Callable[..., Settings]
+) -> None:
+    row_id = _one_row(database, settings_for())
+    token = "w1/1"
+    steps = (
+        (table.START, {"lease_expires_at": NOW + timedelta(seconds=30), "claimed_by": token}),
+        (table.RELEASE, {"not_before": NOW}),
+    )
+    moved = 0
+    for transition, given in steps:
+        for state in states.ALL_STATES:
+            for claimed_by in (token, "w2/7", None):
+                before = _set(database, row_id, {**BARE, "state": state, "claimed_by": claimed_by})
+                with database.transaction() as session:
+                    result = session.execute(
+                        transition_update(transition, NOW, given).where(OUTBOX.c.id == row_id, held_by(token))
+                    )
+                changed = int(result.rowcount)  # type: ignore[attr-defined]
+                after = _read(database, row_id)
+                label = f"{transition.name} from {state} held by {claimed_by}"
+                if holds_reservation(state=state, claimed_by=claimed_by, token=token):
+                    moved += 1
+                    assert (changed, after) == (1, {**before, **apply(transition, before, NOW, given)}), label
+                else:
+                    assert (changed, after) == (0, before), label
+    assert moved == 2

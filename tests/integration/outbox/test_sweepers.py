@@ -10,10 +10,11 @@ from sqlalchemy import select
 
 from app.composition import build_parts
 from backend.database import Database
-from backend.database.models import JournalEntry, OutboxMessage, SendDecision, StatusEvent
+from backend.database.models import OutboxMessage, SendDecision, StatusEvent
 from backend.outbox.sender import OutboxSender
 from backend.outbox.workers import OutboxSweeper
 from backend.settings import PurposeRule, Settings
+from tests.conftest import journal_entries
 from tests.integration.outbox.conftest import (
     START,
     FakeClock,
@@ -85,8 +86,7 @@ def test_expired_leases_become_unknown_and_are_journaled(
     assert after[claimed[0].dedupe_key].state == "unknown"
     assert after[claimed[0].dedupe_key].unknown_since == clock()
     assert [row.state for key, row in after.items() if key != claimed[0].dedupe_key] == ["queued"]
-    with database.reader() as session:
-        last = session.scalars(select(JournalEntry).order_by(JournalEntry.seq.desc()).limit(1)).one()
+    last = journal_entries(database)[-1]
     assert last.data == {
         "key": claimed[0].dedupe_key,
         "conversation_id": claimed[0].conversation_id,

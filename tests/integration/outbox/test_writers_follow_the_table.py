@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import update
 
 from backend.database import Database
-from backend.database.models import JournalEntry, OutboxMessage, StatusEvent
+from backend.database.models import OutboxMessage, StatusEvent
 from backend.domain.outcomes import OutcomeKind, SendOutcome
 from backend.outbox.claim import ClaimedMessage
 from backend.outbox.outcomes import record_outcomes
 from backend.outbox.sweepers import resolve_unknown
 from backend.settings import Settings
+from tests.conftest import journal_entries
 from tests.integration.outbox.conftest import START, enqueue_all, number, rows, template_request
 
 EARLIER = START - timedelta(hours=1)
@@ -71,6 +72,7 @@ def test_a_late_acceptance_keeps_the_first_acceptance_time(
         conversation_id=row.conversation_id,
         attempts=1,
         dispatch_at=START,
+        token="w1/1",
         lease_expires_at=START,
     )
     with database.transaction() as session:
@@ -85,9 +87,7 @@ def test_a_late_acceptance_keeps_the_first_acceptance_time(
     after = rows(database)["k1"]
     assert (after.state, after.wamid, after.accepted_at) == ("accepted", "wamid.LATE", EARLIER)
     assert after.unknown_since is None
-    with database.reader() as session:
-        entry = session.scalars(select(JournalEntry).order_by(JournalEntry.seq.desc())).first()
-    assert entry is not None
+    entry = journal_entries(database)[-1]
     assert entry.data == {
         "key": "k1",
         "conversation_id": row.conversation_id,

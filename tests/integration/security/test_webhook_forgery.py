@@ -15,10 +15,11 @@ from sqlalchemy import func, select
 from app.composition import build_parts
 from app.http_server import is_loopback
 from backend.database import Database
-from backend.database.models import InboundMessage, JournalEntry, ProcessedEvent, WebhookDelivery
+from backend.database.models import InboundMessage, ProcessedEvent, WebhookDelivery
 from backend.domain.webhook_signature import sign
 from backend.web import create_app
 from backend.webhooks.processor import WebhookProcessor
+from tests.conftest import journal_entries
 from tests.integration.webhooks.support import APP_SECRET, encode, envelope, make_settings, text_message
 
 
@@ -70,11 +71,7 @@ def test_a_replayed_genuine_body_is_stored_but_applied_once(
     assert _count(database, WebhookDelivery) == 3
     assert _count(database, InboundMessage) == 1
     assert _count(database, ProcessedEvent) == 1
-    with database.reader() as session:
-        received = session.scalar(
-            select(func.count()).select_from(JournalEntry).where(JournalEntry.type == "inbound.received")
-        )
-    assert received == 1
+    assert len(journal_entries(database, "inbound.received")) == 1
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
-
-from backend.database.models import JournalEntry
+from tests.conftest import journal_entries
 from tests.integration.web.conftest import Api, add_inbound
 
 
@@ -20,13 +18,7 @@ def _assign(api: Api, conversation: int, user: str | None, token: str) -> Any:
 
 
 def _journaled(api: Api) -> list[dict[str, Any]]:
-    with api.database.reader() as session:
-        entries = session.scalars(
-            select(JournalEntry)
-            .where(JournalEntry.type == "conversation.assigned")
-            .order_by(JournalEntry.seq)
-        )
-        return [dict(entry.data) for entry in entries]
+    return [dict(entry.data) for entry in journal_entries(api.database, "conversation.assigned")]
 
 
 def _assignee(api: Api, conversation: int) -> str | None:

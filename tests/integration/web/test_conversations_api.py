@@ -6,7 +6,8 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from backend.database.models import InboundMessage, JournalEntry, OutboxMessage
+from backend.database.models import InboundMessage, OutboxMessage
+from tests.conftest import journal_entries
 from tests.integration.web.conftest import Api, add_inbound
 
 TEMPLATE_REPLY = {"template": {"name": "we_miss_you", "language": "en", "parameters": ["Dana"]}}
@@ -140,11 +141,8 @@ def test_assignment_is_journaled_and_refuses_unknown_users(api: Api) -> None:
         .status_code
         == 404
     )
-    with api.database.reader() as session:
-        entry = session.scalars(
-            select(JournalEntry).where(JournalEntry.type == "conversation.assigned")
-        ).one()
-        assert entry.data == {"conversation_id": conversation, "assignee": None, "by": "alice"}
+    [entry] = journal_entries(api.database, "conversation.assigned")
+    assert entry.data == {"conversation_id": conversation, "assignee": None, "by": "alice"}
 
 
 def test_marking_read_clears_unread(api: Api) -> None:

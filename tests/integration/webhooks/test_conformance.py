@@ -21,6 +21,7 @@ from backend.database.models import (
     InboundMessage,
     JournalEntry,
     OutboxMessage,
+    PendingJournalEntry,
     ProcessedEvent,
     SendDecision,
     StatusEvent,
@@ -35,6 +36,7 @@ FILES = [pytest.param(path, id=path.stem) for path in sorted(CONFORMANCE.glob("*
 # Emptied between two bodies of a file, children first (one database per file keeps the suite fast).
 TABLES = (
     JournalEntry,
+    PendingJournalEntry,
     Counter,
     ProcessedEvent,
     StatusEvent,

@@ -9,8 +9,9 @@ from sqlalchemy import select, update
 
 from backend import counters
 from backend.database import Database
-from backend.database.models import JournalEntry, OutboxMessage, StatusEvent
+from backend.database.models import OutboxMessage, StatusEvent
 from backend.webhooks.processor import WebhookProcessor
+from tests.conftest import journal_entries
 from tests.integration.webhooks.support import NOW, add_outbox_row, deliver, status, statuses
 
 T1, T2, T3 = NOW + timedelta(seconds=1), NOW + timedelta(seconds=2), NOW + timedelta(seconds=3)
@@ -32,18 +33,15 @@ def test_a_late_status_fills_its_time_but_never_moves_the_state_back(
     row = _row(database, row_id)
     assert row.state == "read"
     assert (row.sent_at, row.delivered_at, row.read_at) == (T1, T2, T3)
-    with database.reader() as session:
-        changes = session.scalars(
-            select(JournalEntry).where(JournalEntry.type == "message.state_changed")
-        ).all()
-        assert [entry.data["state"] for entry in changes] == ["read"]
-        assert changes[0].data == {
-            "key": "k1",
-            "conversation_id": row.conversation_id,
-            "state": "read",
-            "previous_state": "accepted",
-            "wamid": "wamid.A",
-        }
+    changes = journal_entries(database, "message.state_changed")
+    assert [entry.data["state"] for entry in changes] == ["read"]
+    assert changes[0].data == {
+        "key": "k1",
+        "conversation_id": row.conversation_id,
+        "state": "read",
+        "previous_state": "accepted",
+        "wamid": "wamid.A",
+    }
 
 
 def test_played_counts_as_read_and_failed_always_wins(
@@ -175,8 +173,4 @@ def test_a_failed_status_for_a_cancelled_row_is_kept_as_evidence_and_the_row_sta
     assert row.state == "cancelled"
     assert row.failed_at == T1
     assert (row.last_error_code, row.last_error_details) == (131026, "not on WhatsApp")
-    with database.reader() as session:
-        changes = session.scalars(
-            select(JournalEntry).where(JournalEntry.type == "message.state_changed")
-        ).all()
-        assert changes == []
+    assert journal_entries(database, "message.state_changed") == []

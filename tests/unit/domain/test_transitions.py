@@ -27,6 +27,7 @@ from backend.domain.transitions import (
     after_outcome,
     after_status,
     apply,
+    holds_reservation,
     journal_data,
     supervisor_decision,
     unknown_decision,
@@ -101,13 +102,14 @@ def test_milestones_are_only_ever_filled() -> None:
                 name,
             )
     # The marks of a row's life cycle are set again on each pass, and the table says so.
-    assert table.CLAIM_FOR_SEND.effects["last_attempt_at"] is Effect.NOW
+    assert table.RESERVE.effects["last_attempt_at"] is Effect.NOW
+    assert table.START.effects["last_attempt_at"] is Effect.NOW
     assert table.OUTCOME_UNKNOWN.effects["unknown_since"] is Effect.NOW
     assert set(LIFECYCLE_MARKS).isdisjoint(MILESTONES)
 
 
-def test_only_the_claim_starts_a_send_and_only_decisions_or_disproof_requeue() -> None:
-    assert [t.name for t in TRANSITIONS if t.target == states.SENDING] == ["claim_for_send"]
+def test_only_a_start_begins_a_send_and_only_decisions_or_disproof_requeue() -> None:
+    assert [t.name for t in TRANSITIONS if t.target == states.SENDING] == ["start"]
     assert {t.name for t in TRANSITIONS if t.target == states.QUEUED} == {
         "retry",  # Meta answered that it did not take the message
         "give_back",  # the request never started
@@ -137,7 +139,7 @@ def test_a_transition_refuses_a_row_outside_its_sources(transition: Transition) 
 
 def test_apply_needs_exactly_the_values_the_table_takes_from_the_writer() -> None:
     with pytest.raises(ValueError, match="missing"):
-        apply(table.CLAIM_FOR_SEND, _row(states.QUEUED), NOW, {"claimed_by": "w1"})
+        apply(table.START, _row(states.QUEUED), NOW, {"claimed_by": "w1"})
     with pytest.raises(ValueError, match="unexpected"):
         apply(table.GIVE_BACK, _row(states.SENDING), NOW, {"wamid": "wamid.X"})
 
@@ -149,12 +151,7 @@ def test_effects_as_applied() -> None:
     assert accepted["lease_expires_at"] is None
     assert "claimed_by" not in accepted  # the sender's own answer keeps which worker sent it
     assert apply(table.GIVE_BACK, row, NOW)["attempts"] == 2
-    assert (
-        apply(table.CLAIM_FOR_SEND, _row(states.QUEUED, attempts=3), NOW, _given(table.CLAIM_FOR_SEND))[
-            "attempts"
-        ]
-        == 4
-    )
+    assert apply(table.START, _row(states.QUEUED, attempts=3), NOW, _given(table.START))["attempts"] == 4
     expired = apply(table.LEASE_EXPIRED, row, NOW)
     assert (expired["last_error_code"], expired["last_error_title"]) == (None, "lease expired")
     evidence = apply(
@@ -162,6 +159,49 @@ def test_effects_as_applied() -> None:
     )
     assert "last_error_code" not in evidence  # a status without errors leaves the last error alone
     assert isinstance(table.HOLD_WINDOW.effects["hold_reason"], Fixed)
+
+
+def test_a_reservation_keeps_the_row_queued_and_unjournaled_until_it_starts() -> None:
+    reserved_until = NOW + timedelta(seconds=3)
+    queued = _row(states.QUEUED, attempts=1)
+    reserved = {
+        **queued,
+        **apply(table.RESERVE, queued, NOW, {"claimed_by": "w1/1", "not_before": reserved_until}),
+    }
+    # Still `queued`, so nothing for the feed; due again only once the reservation ends.
+    assert (reserved["state"], reserved["claimed_by"], reserved["not_before"]) == (
+        "queued",
+        "w1/1",
+        reserved_until,
+    )
+    assert (reserved["attempts"], reserved["last_attempt_at"]) == (1, NOW)
+    assert not table.RESERVE.journaled and not table.RELEASE.journaled
+    assert STATE_SHAPES[states.QUEUED].violations(reserved) == []
+    started = {**reserved, **apply(table.START, reserved, NOW, _given(table.START) | {"claimed_by": "w1/1"})}
+    assert (started["state"], started["attempts"], started["claimed_by"]) == ("sending", 2, "w1/1")
+    assert table.START.journaled
+    # A started row whose request never left is due again at once, not when its reservation would end.
+    later = NOW + timedelta(seconds=1)
+    given_back = apply(table.GIVE_BACK, started, later)
+    assert (given_back["state"], given_back["attempts"], given_back["not_before"]) == ("queued", 1, later)
+    released = apply(table.RELEASE, reserved, NOW, {"not_before": NOW})
+    assert (released["claimed_by"], released["not_before"], "attempts" in released) == (None, NOW, False)
+
+
+@pytest.mark.parametrize(
+    ("state", "claimed_by", "expected"),
+    [
+        ("queued", "w1/1", True),
+        ("queued", "w2/7", False),  # another claim reserved it after this reservation ran out
+        ("queued", None, False),  # released, or given back and due again
+        ("sending", "w1/1", False),  # already started: a second start would be a second send
+        ("cancelled", None, False),
+    ],
+)
+def test_only_the_claim_holding_a_reservation_starts_or_releases_it(
+    state: str, claimed_by: str | None, expected: bool
+) -> None:
+    assert holds_reservation(state=state, claimed_by=claimed_by, token="w1/1") is expected
 
 
 def test_journal_data_names_the_previous_state_and_only_for_a_change() -> None:
@@ -296,6 +336,7 @@ SETTLED = states.AT_META_STATES | states.TERMINAL_STATES
 MAX_ROWS = 6
 WORKERS = ("w1", "w2")
 LEASE = timedelta(seconds=30)
+RESERVATION = timedelta(seconds=3)
 UNKNOWN_WAIT = timedelta(seconds=60)
 MAX_ATTEMPTS = 3
 STATUSES = ("sent", "delivered", "read", "played", "failed", "deleted")
@@ -332,6 +373,14 @@ class OutboxHistory(RuleBasedStateMachine):
         self.key = ""
         self.journal: list[dict[str, Any]] = []
         self.changes: list[tuple[str, str, str]] = []
+        # What each worker's claims believe they hold: key → (claim token, the row's pass when reserved).
+        # A belief may be stale.
+        self.reservations: dict[str, dict[str, tuple[str, int]]] = {worker: {} for worker in WORKERS}
+        self.claims = 0
+        # Per key: the newest reservation, and how often the row was queued again or released (a new
+        # pass, with a new not_before that a reservation from an older pass knows nothing of).
+        self.newest_reservation: dict[str, str] = {}
+        self.passes: dict[str, int] = {}
         self.enqueue()
 
     # The writer's side: apply one decided transition and check what must hold of every change.
@@ -365,6 +414,8 @@ class OutboxHistory(RuleBasedStateMachine):
             self.journal.append(data)
         if row["state"] != before["state"]:
             self.changes.append((key, before["state"], row["state"]))
+        if transition.target == states.QUEUED or transition is table.RELEASE:
+            self.passes[key] = self.passes.get(key, 0) + 1
 
     def open_calls(self) -> list[Call]:
         return [call for call in self.calls if not call.answered]
@@ -388,20 +439,77 @@ class OutboxHistory(RuleBasedStateMachine):
     def next_message(self) -> None:
         self.enqueue()
 
-    @precondition(lambda self: self.rows[self.key]["state"] in table.CLAIM_FOR_SEND.sources)
+    def reservable(self) -> bool:
+        # The claim's query: a queued row, unreserved (due once its not_before comes) or whose
+        # reservation ran out.
+        row = self.rows[self.key]
+        return row["state"] in table.RESERVE.sources and (
+            row["claimed_by"] is None or row["not_before"] <= self.now
+        )
+
+    @precondition(lambda self: self.reservable())
     @rule(worker=st.sampled_from(WORKERS))
-    def claim(self, worker: str) -> None:
+    def reserve(self, worker: str) -> None:
         key = self.key
         row = self.rows[key]
-        if row["state"] not in table.CLAIM_FOR_SEND.sources:
+        if not self.reservable():
             return  # the claim's query does not pick it (pinned histories skip preconditions)
-        self.now = max(self.now, row["not_before"])  # a claim comes once the row is due
+        if row["claimed_by"] is None:
+            self.now = max(self.now, row["not_before"])  # a claim comes once the row is due
+        self.claims += 1
+        token = f"{worker}/{self.claims}"
+        self.write(key, table.RESERVE, {"claimed_by": token, "not_before": self.now + RESERVATION})
+        self.reservations[worker][key] = (token, self.passes.get(key, 0))
+        self.newest_reservation[key] = token
+
+    def held(self, worker: str, pick: int) -> tuple[str, str, int] | None:
+        held = self.reservations[worker]
+        if not held:
+            return None
+        key = sorted(held)[pick % len(held)]
+        token, reserved_in = held.pop(key)
+        return key, token, reserved_in
+
+    @precondition(lambda self: any(self.reservations.values()))
+    @rule(worker=st.sampled_from(WORKERS), pick=st.integers(0, 99))
+    def start(self, worker: str, pick: int) -> None:
+        held = self.held(worker, pick)
+        if held is None:
+            return
+        key, token, reserved_in = held
+        row = self.rows[key]
+        if not holds_reservation(state=row["state"], claimed_by=row["claimed_by"], token=token):
+            return  # the start's guard matches nothing: the row is not this claim's any more
+        # Only the newest reservation of the row's current pass starts it, at the moment it booked:
+        # never a claim whose reservation ran out and was taken, nor one from before a retry's backoff.
+        assert token == self.newest_reservation[key], f"{token} started {key}, reserved since by another"
+        assert reserved_in == self.passes.get(key, 0), f"{token} started {key} from an earlier pass"
         blind = [c for c in self.calls if c.key == key and c.maybe_at_meta and not c.superseded]
         assert not blind, f"a second send of {key} while an earlier call may be at Meta"
-        self.write(
-            key, table.CLAIM_FOR_SEND, {"lease_expires_at": self.now + LEASE, "claimed_by": worker}, None
-        )
+        self.write(key, table.START, {"lease_expires_at": self.now + LEASE, "claimed_by": token}, None)
         self.calls.append(Call(key, worker, row["attempts"], wamid=f"wamid.{len(self.calls)}"))
+
+    @precondition(lambda self: any(self.reservations.values()))
+    @rule(worker=st.sampled_from(WORKERS), pick=st.integers(0, 99))
+    def release(self, worker: str, pick: int) -> None:
+        # The sender stops, or the row's moment slipped by before it started.
+        held = self.held(worker, pick)
+        if held is None:
+            return
+        key, token, _reserved_in = held
+        row = self.rows[key]
+        if holds_reservation(state=row["state"], claimed_by=row["claimed_by"], token=token):
+            self.write(key, table.RELEASE, {"not_before": self.now})
+
+    @rule()
+    def reservations_run_out(self) -> None:
+        # A claim that stalled: its reservations end and another claim may reserve the rows.
+        self.now += RESERVATION + timedelta(seconds=1)
+
+    def claim(self, worker: str) -> None:
+        """Reserve the row in work and start it at once: a claim whose first moment is now."""
+        self.reserve(worker)
+        self.start(worker, 0)
 
     def pick_call(self, pick: int) -> Call:
         # Half the time the oldest open call: late answers of earlier calls are where the danger is.
@@ -551,6 +659,13 @@ class OutboxHistory(RuleBasedStateMachine):
             assert STATE_SHAPES[row["state"]].violations(row) == [], (key, row)
 
     @invariant()
+    def a_row_in_sending_names_the_claim_that_started_it(self) -> None:
+        for key, row in self.rows.items():
+            if row["state"] == states.SENDING:
+                last = [call for call in self.calls if call.key == key][-1]
+                assert row["claimed_by"].startswith(last.worker + "/"), (key, row["claimed_by"], last)
+
+    @invariant()
     def one_journal_entry_per_state_change(self) -> None:
         assert [
             (entry["key"], entry["previous_state"], entry["state"]) for entry in self.journal
@@ -600,6 +715,41 @@ PINNED = {
         ("supervisor_decides", 0, "cancel"),
         ("status_webhook", 0, "failed", True, True, 0),
     ],
+    "two workers race for a reserved row after its reservation ran out": [
+        ("reserve", "w1"),
+        ("reservations_run_out",),
+        ("reserve", "w2"),
+        ("start", "w1", 0),
+        ("start", "w2", 0),
+    ],
+    "the first claim starts late but before another claim reserved the row": [
+        ("reserve", "w1"),
+        ("reservations_run_out",),
+        ("start", "w1", 0),
+        ("reserve", "w2"),
+        ("start", "w2", 0),
+    ],
+    "a stale release after another claim took the row": [
+        ("reserve", "w1"),
+        ("reservations_run_out",),
+        ("reserve", "w2"),
+        ("release", "w1", 0),
+        ("start", "w2", 0),
+        ("answer", 0, K.RETRY, False),
+        ("claim", "w1"),
+    ],
+    "a stopped claim releases the row and another claim sends it": [
+        ("reserve", "w1"),
+        ("release", "w1", 0),
+        ("reserve", "w2"),
+        ("start", "w1", 0),
+        ("start", "w2", 0),
+    ],
+    "a cancelled reservation never starts": [
+        ("reserve", "w1"),
+        ("supervisor_decides", 0, "cancel"),
+        ("start", "w1", 0),
+    ],
     "a status by key after the lease ran out, then the late answer": [
         ("claim", "w1"),
         ("leases_run_out",),
@@ -618,3 +768,26 @@ def test_pinned_histories_keep_the_invariants(steps: list[tuple[Any, ...]]) -> N
         machine.every_row_has_its_states_shape()
         machine.one_journal_entry_per_state_change()
     machine.teardown()
+
+
+def test_of_two_workers_racing_for_an_expired_reservation_only_the_newer_claim_starts_the_row() -> None:
+    machine = OutboxHistory()
+    machine.reserve("w1")
+    machine.reservations_run_out()
+    machine.reserve("w2")
+    machine.start("w1", 0)
+    machine.start("w2", 0)
+    assert [call.worker for call in machine.calls] == ["w2"]
+    assert (machine.rows["k0"]["state"], machine.rows["k0"]["claimed_by"]) == ("sending", "w2/2")
+    assert [entry["state"] for entry in machine.journal] == ["sending"]
+
+
+def test_a_late_start_before_anyone_else_reserved_the_row_is_the_only_send() -> None:
+    machine = OutboxHistory()
+    machine.reserve("w1")
+    machine.reservations_run_out()
+    machine.start("w1", 0)
+    machine.reserve("w2")  # the row is `sending`: no claim's query picks it
+    machine.start("w2", 0)
+    assert [call.worker for call in machine.calls] == ["w1"]
+    assert machine.reservations == {"w1": {}, "w2": {}}
