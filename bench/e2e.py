@@ -723,7 +723,7 @@ def seed_status_targets(stack: Stack, messages: int) -> None:
             select(Conversation).where(Conversation.contact_id == contact.id)
         ).one_or_none()
         if conversation is None:
-            conversation = Conversation(contact_id=contact.id, state="open", created_at=START)
+            conversation = Conversation(contact_id=contact.id, created_at=START)
             session.add(conversation)
             session.flush()
         rows = [

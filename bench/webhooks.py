@@ -292,7 +292,7 @@ def _seed_outbox(database: Any, messages: int) -> None:
         contact = Contact(wa_id="16505551234", number="+16505551234", created_at=START)
         session.add(contact)
         session.flush()
-        conversation = Conversation(contact_id=contact.id, state="open", created_at=START)
+        conversation = Conversation(contact_id=contact.id, created_at=START)
         session.add(conversation)
         session.flush()
         rows = [

@@ -86,7 +86,9 @@ class Conversation(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     contact_id: Mapped[int] = mapped_column(ForeignKey("contacts.id"), unique=True)
     assignee_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), index=True)
-    state: Mapped[str] = mapped_column(String(20), default="open")
+    # open | pending (waiting on the customer) | resolved | snoozed (until snoozed_until)
+    status: Mapped[str] = mapped_column(String(20), default="open", server_default=text("'open'"), index=True)
+    snoozed_until: Mapped[datetime | None] = mapped_column(index=True)
     last_message_at: Mapped[datetime | None] = mapped_column(index=True)
     unread_count: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
     created_at: Mapped[datetime]
@@ -115,12 +117,17 @@ class OutboxMessage(Base):
         Index("ix_outbox_messages_due", "state", "priority", "not_before", "id"),
         Index("ix_outbox_messages_lease", "state", "lease_expires_at"),
         Index("ix_outbox_messages_recipient_sent", "to_number", "sent_at"),
+        # The thread's messages and the work queue's candidates: a conversation's messages by time.
+        Index("ix_outbox_messages_conversation_created", "conversation_id", "created_at"),
     )
 
     id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
     dedupe_key: Mapped[str] = mapped_column(String(255), unique=True)
     to_number: Mapped[str] = mapped_column(String(20))
     purpose: Mapped[str] = mapped_column(String(64))
+    # api (a business message: POST /v1/messages or a batch) | agent (a reply in a conversation) |
+    # auto (the away message). Only business messages make a later unquoted reply a work item.
+    origin: Mapped[str] = mapped_column(String(20), default="api", server_default=text("'api'"))
     priority: Mapped[int] = mapped_column(Integer, default=0)
     trigger_ref: Mapped[str | None] = mapped_column(String(255))
     kind: Mapped[str] = mapped_column(String(20))
@@ -179,7 +186,7 @@ class InboundMessage(Base):
     """A message a customer sent us, stored once by wamid, attributed or in the work queue."""
 
     __tablename__ = "inbound_messages"
-    __table_args__ = (Index("ix_inbound_messages_attribution", "attribution", "received_at"),)
+    __table_args__ = (Index("ix_inbound_messages_placement", "placement", "received_at"),)
 
     id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
     wamid: Mapped[str] = mapped_column(String(255), unique=True)
@@ -196,8 +203,9 @@ class InboundMessage(Base):
     media_mime_type: Mapped[str | None] = mapped_column(String(100))
     caption: Mapped[str | None] = mapped_column(Text)
     context_id: Mapped[str | None] = mapped_column(String(255), index=True)
-    # attributed | unattributed | linked (by an agent) | new_topic (by an agent)
-    attribution: Mapped[str] = mapped_column(String(20))
+    # reply (quotes our message) | work_queue (nobody can tell which business message it answers) |
+    # conversation (plain chat) | linked (by an agent) | new_topic (by an agent)
+    placement: Mapped[str] = mapped_column(String(20))
     reply_to_message_id: Mapped[int | None] = mapped_column(ForeignKey("outbox_messages.id"), index=True)
     attributed_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     errors: Mapped[Any] = mapped_column(JSON, nullable=True)
@@ -300,3 +308,55 @@ class IdempotencyRecord(Base):
     response_status: Mapped[int | None]
     response_body: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(index=True)
+
+
+class ConversationLabel(Base):
+    """A label on a conversation ("vip", "refund"), for filtering."""
+
+    __tablename__ = "conversation_labels"
+
+    conversation_id: Mapped[int] = mapped_column(ForeignKey("conversations.id"), primary_key=True)
+    label: Mapped[str] = mapped_column(String(40), primary_key=True, index=True)
+    added_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    added_at: Mapped[datetime]
+
+
+class ConversationPresence(Base):
+    """Who is viewing (and typing in) a conversation; a row counts until expires_at."""
+
+    __tablename__ = "conversation_presence"
+
+    conversation_id: Mapped[int] = mapped_column(ForeignKey("conversations.id"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), primary_key=True)
+    typing: Mapped[bool] = mapped_column(Boolean, default=False)
+    since: Mapped[datetime]
+    expires_at: Mapped[datetime] = mapped_column(index=True)
+
+
+class ConversationNote(Base):
+    """An internal note in a conversation's thread; never sent to WhatsApp."""
+
+    __tablename__ = "conversation_notes"
+    __table_args__ = (Index("ix_conversation_notes_thread", "conversation_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
+    conversation_id: Mapped[int] = mapped_column(ForeignKey("conversations.id"))
+    author_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    text: Mapped[str] = mapped_column(Text)
+    # The user names the note mentions with @name, each notified once.
+    mentions: Mapped[Any] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime]
+
+
+class CannedReply(Base):
+    """A saved reply agents insert with /shortcut; {{name}} and {{number}} are filled from the contact."""
+
+    __tablename__ = "canned_replies"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    shortcut: Mapped[str] = mapped_column(String(32), unique=True)
+    title: Mapped[str] = mapped_column(String(100))
+    text: Mapped[str] = mapped_column(Text)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]

@@ -45,12 +45,12 @@ def attribute_inbound(
         if not recipients_of(session, [message])[message.id].is_contact(contact):
             raise AttributionError("invalid_attribution", "that message was sent to another contact")
         inbound.reply_to_message_id = message.id
-        inbound.attribution = LINKED
+        inbound.placement = LINKED
         if message.conversation_id is not None:
             inbound.conversation_id = message.conversation_id
     else:
         inbound.reply_to_message_id = None
-        inbound.attribution = NEW_TOPIC
+        inbound.placement = NEW_TOPIC
     inbound.attributed_by = user_id
     journal(
         session,

@@ -34,7 +34,6 @@ def conversation_for(session: Session, contact: Contact, now: datetime) -> Conve
                 Conversation,
                 ["contact_id"],
                 contact_id=contact.id,
-                state="open",
                 unread_count=0,
                 created_at=now,
             )

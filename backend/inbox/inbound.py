@@ -15,14 +15,17 @@ from backend.database.upsert import dialect_insert
 from backend.domain.webhook_events import InboundMessageEvent
 from backend.domain.windows import opens_a_window, window_closes_at
 from backend.inbox.contacts import contact_for_sender, conversation_for
+from backend.inbox.lifecycle import reopen_for_inbound
 from backend.parts import WindowOpenedHook
 
 log = logging.getLogger(__name__)
 
-ATTRIBUTED = "attributed"
-UNATTRIBUTED = "unattributed"
+REPLY = "reply"
+WORK_QUEUE = "work_queue"
+CONVERSATION = "conversation"
 LINKED = "linked"
 NEW_TOPIC = "new_topic"
+PLACEMENTS = (REPLY, WORK_QUEUE, CONVERSATION, LINKED, NEW_TOPIC)
 
 _CHUNK = 500
 
@@ -142,7 +145,7 @@ def store_inbound(
                 "media_mime_type": event.media_mime_type,
                 "caption": event.caption,
                 "context_id": event.context_id,
-                "attribution": ATTRIBUTED if known else UNATTRIBUTED,
+                "placement": REPLY if known else WORK_QUEUE,
                 "reply_to_message_id": answered.id if answered is not None else None,
                 "attributed_by": None,
                 "errors": event.errors,
@@ -159,7 +162,7 @@ def store_inbound(
         if event.wamid not in inserted:
             continue
         outcome.stored += 1
-        if row["attribution"] == UNATTRIBUTED:
+        if row["placement"] == WORK_QUEUE:
             outcome.unattributed += 1
         if crossed:
             outcome.cross_contact_quotes += 1
@@ -168,6 +171,9 @@ def store_inbound(
                 event.wamid,
                 event.context_id or event.reaction_target,
             )
+        reopened = reopen_for_inbound(conversation)
+        if reopened is not None:
+            outcome.journal.append(reopened)
         sent_at: datetime = row["sent_at"]
         if event.opens_window:
             opened = opens_a_window(contact.window_closes_at, sent_at)
@@ -185,7 +191,8 @@ def store_inbound(
                 {
                     "wamid": event.wamid,
                     "conversation_id": row["conversation_id"],
-                    "attributed": row["attribution"] == ATTRIBUTED,
+                    "attributed": row["placement"] == REPLY,
+                    "placement": row["placement"],
                     "reply_to_key": answered.dedupe_key if answered is not None else None,
                     "type": event.type,
                 },

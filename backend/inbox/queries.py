@@ -25,7 +25,7 @@ from backend.domain.templates import TemplateCatalog
 
 VIEWS = ("mine", "unassigned", "all")
 WINDOWS = ("open", "closed")
-UNATTRIBUTED = "unattributed"
+WORK_QUEUE = "work_queue"
 MAX_EVIDENCE = 20
 
 
@@ -213,8 +213,8 @@ def inbound_resource(row: InboundMessage) -> dict[str, Any]:
         "choice": row.choice_id,
         "choice_title": row.choice_title,
         "context_id": row.context_id,
-        "attributed": row.attribution != UNATTRIBUTED,
-        "attribution": row.attribution,
+        "attributed": row.placement != WORK_QUEUE,
+        "placement": row.placement,
         "reaction": row.reaction_emoji,
         "received_at": iso(row.received_at),
     }
@@ -293,7 +293,7 @@ def work_queue(session: Session, *, limit: int, offset: int) -> Page:
     rows = session.execute(
         select(InboundMessage, Contact)
         .join(Contact, Contact.id == InboundMessage.contact_id)
-        .where(InboundMessage.attribution == UNATTRIBUTED)
+        .where(InboundMessage.placement == WORK_QUEUE)
         .order_by(InboundMessage.received_at, InboundMessage.id)
         .offset(offset)
         .limit(limit + 1)

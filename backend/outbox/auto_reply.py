@@ -12,7 +12,7 @@ from backend.domain.messages import MessageError
 from backend.domain.templates import TemplateCatalog
 from backend.domain.webhook_events import InboundMessageEvent
 from backend.domain.windows import within_business_hours
-from backend.outbox.enqueue import MessageRequest, enqueue
+from backend.outbox.enqueue import ORIGIN_AUTO, MessageRequest, enqueue
 from backend.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -54,6 +54,7 @@ class AutoReply:
             text=settings.auto_reply_text,
             reply_to=event.wamid,
             trigger_ref=event.wamid,
+            origin=ORIGIN_AUTO,
         )
         try:
             enqueue(session, request, templates=self._templates, settings=settings, now=now)

@@ -27,6 +27,11 @@ from backend.inbox.contacts import contact_for_number, conversation_for
 from backend.journal import journal
 from backend.settings import Settings
 
+# Who made a message: a business event through the API, an agent in a conversation, the away message.
+ORIGIN_API = "api"
+ORIGIN_AGENT = "agent"
+ORIGIN_AUTO = "auto"
+
 
 @dataclass(frozen=True)
 class MessageRequest:
@@ -44,6 +49,7 @@ class MessageRequest:
     priority: int = 0
     created_by: int | None = None
     batch_id: int | None = None
+    origin: str = ORIGIN_API
 
 
 @dataclass(frozen=True)
@@ -97,6 +103,7 @@ def enqueue(
         dedupe_key=request.dedupe_key,
         to_number=checked.to_number,
         purpose=request.purpose,
+        origin=request.origin,
         priority=request.priority,
         trigger_ref=request.trigger_ref,
         kind=checked.kind,

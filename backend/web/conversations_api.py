@@ -12,6 +12,7 @@ from backend.database.models import Contact, Conversation, InboundMessage, User
 from backend.inbox import queries
 from backend.inbox.attribution import AttributionError, attribute_inbound
 from backend.journal import journal
+from backend.outbox.enqueue import ORIGIN_AGENT
 from backend.web import idempotency
 from backend.web.common import (
     caller,
@@ -192,7 +193,12 @@ def reply(conversation_id: int) -> Response:
                 .limit(1)
             )
         request_ = message_request(
-            body_for_request, key=key, created_by=user.id, default_purpose=REPLY_PURPOSE, to=contact.number
+            body_for_request,
+            key=key,
+            created_by=user.id,
+            default_purpose=REPLY_PURPOSE,
+            to=contact.number,
+            origin=ORIGIN_AGENT,
         )
         # Text and buttons need the customer service window; only a template may reopen a conversation.
         if request_.template is None and not window_open:

@@ -19,7 +19,7 @@ from backend.domain.messages import (
 )
 from backend.idempotency import MAX_KEY_LENGTH
 from backend.inbox.queries import batch_progress, message_by_key, message_resource
-from backend.outbox.enqueue import MessageRequest, check_request, enqueue
+from backend.outbox.enqueue import ORIGIN_API, MessageRequest, check_request, enqueue
 from backend.web import idempotency
 from backend.web.common import caller, json_object, now, parse_time, require_token, templates
 from backend.web.context import web_context
@@ -83,6 +83,7 @@ def message_request(
     batch_id: int | None = None,
     default_purpose: str | None = None,
     to: str | None = None,
+    origin: str = ORIGIN_API,
 ) -> MessageRequest:
     """A MessageRequest from a JSON body, checked without the database (400 on any mistake)."""
     recipient = to if to is not None else body.get("to")
@@ -115,6 +116,7 @@ def message_request(
         priority=priority,
         created_by=created_by,
         batch_id=batch_id,
+        origin=origin,
     )
     try:
         check_request(request_, templates())

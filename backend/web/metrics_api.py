@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from backend import counters
 from backend.database.models import InboundMessage, OutboxMessage
 from backend.domain import states
-from backend.inbox.queries import UNATTRIBUTED
+from backend.inbox.queries import WORK_QUEUE
 from backend.web.common import now, require_token, templates
 from backend.web.context import web_context
 
@@ -41,7 +41,7 @@ def collect(session: Session, moment: datetime) -> dict[str, Any]:
         .where(OutboxMessage.state == states.SENDING, OutboxMessage.updated_at < moment - SENDING_TOO_LONG)
     )
     unattributed = session.scalar(
-        select(func.count()).select_from(InboundMessage).where(InboundMessage.attribution == UNATTRIBUTED)
+        select(func.count()).select_from(InboundMessage).where(InboundMessage.placement == WORK_QUEUE)
     )
     pairs = session.execute(
         select(OutboxMessage.sent_at, OutboxMessage.delivered_at).where(

@@ -156,7 +156,7 @@ def _schemas() -> dict[str, Schema]:
             "choice_title": _NULLABLE_STRING,
             "context_id": _NULLABLE_STRING,
             "attributed": {"type": "boolean"},
-            "attribution": _STRING,
+            "placement": _STRING,
             "reaction": _NULLABLE_STRING,
             "received_at": _TIME,
         },

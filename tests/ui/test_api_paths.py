@@ -43,7 +43,7 @@ INBOUND = {
     "choice_title": None,
     "context_id": None,
     "attributed": True,
-    "attribution": "new_topic",
+    "placement": "new_topic",
     "reaction": None,
     "received_at": "2026-05-01T12:00:00Z",
 }

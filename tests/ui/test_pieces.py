@@ -114,7 +114,7 @@ def _inbound(wamid: str, **fields: Any) -> dict[str, Any]:
         "choice_title": None,
         "context_id": None,
         "attributed": True,
-        "attribution": "quoted",
+        "placement": "reply",
         "reaction": None,
         "received_at": "2026-05-01T12:00:00Z",
     }
@@ -147,7 +147,7 @@ def test_thread_entries_parse_with_replies_choices_and_reactions() -> None:
     assert outbound.trigger_ref == "order-9"
     assert [reply.choice for reply in outbound.replies] == ["Great"]
     assert [reaction.emoji for reaction in outbound.reactions] == ["👍"]
-    loose = parse_thread_item(_inbound("in.3", text="hi", attributed=False, attribution="unattributed"))
+    loose = parse_thread_item(_inbound("in.3", text="hi", attributed=False, placement="work_queue"))
     assert isinstance(loose, InboundMessage) and not loose.attributed
 
 

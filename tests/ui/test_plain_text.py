@@ -84,7 +84,7 @@ def _inbound(wamid: str, text: str, *, attributed: bool) -> dict[str, Any]:
         "choice_title": None,
         "context_id": None,
         "attributed": attributed,
-        "attribution": "quoted" if attributed else "unattributed",
+        "placement": "reply" if attributed else "work_queue",
         "reaction": None,
         "received_at": _time(NOW - timedelta(minutes=1)),
     }

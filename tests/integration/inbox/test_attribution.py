@@ -23,7 +23,7 @@ def test_linking_and_new_topic_take_a_reply_out_of_the_work_queue(
         linked = attribute_inbound(
             session, "wamid.Q1", message_key="order-9:shipped", new_topic=False, user_id=agent, now=NOW
         )
-        assert (linked.attribution, linked.reply_to_message_id, linked.attributed_by) == (
+        assert (linked.placement, linked.reply_to_message_id, linked.attributed_by) == (
             "linked",
             row_id,
             agent,
@@ -31,11 +31,9 @@ def test_linking_and_new_topic_take_a_reply_out_of_the_work_queue(
         topic = attribute_inbound(
             session, "wamid.Q2", message_key=None, new_topic=True, user_id=agent, now=NOW
         )
-        assert (topic.attribution, topic.reply_to_message_id) == ("new_topic", None)
+        assert (topic.placement, topic.reply_to_message_id) == ("new_topic", None)
     with database.reader() as session:
-        queue = session.scalars(
-            select(InboundMessage).where(InboundMessage.attribution == "unattributed")
-        ).all()
+        queue = session.scalars(select(InboundMessage).where(InboundMessage.placement == "work_queue")).all()
         assert queue == []
     entries = journal_entries(database, "inbound.attributed")
     assert [(e.data["wamid"], e.data["message_key"], e.data["new_topic"]) for e in entries] == [

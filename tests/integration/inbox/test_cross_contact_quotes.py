@@ -67,7 +67,7 @@ def test_a_reply_quoting_a_message_sent_to_another_contact_is_filed_as_unquoted_
     )
     plain, crossed = _inbound(database, "wamid.PLAIN"), _inbound(database, "wamid.CROSS")
     # Placed exactly as the reply quoting nothing: the sender's own thread, in the work queue.
-    assert (crossed.attribution, crossed.reply_to_message_id) == ("unattributed", None)
+    assert (crossed.placement, crossed.reply_to_message_id) == ("work_queue", None)
     assert crossed.conversation_id == plain.conversation_id != _conversation_of(database, theirs)
     assert crossed.context_id == "wamid.THEIRS"
     with database.reader() as session:
@@ -84,7 +84,7 @@ def test_the_same_quote_from_the_contact_who_received_the_message_is_honoured(
     theirs = add_outbox_row(database, key="order-1:shipped", wamid="wamid.THEIRS", to="+" + OTHER_CUSTOMER)
     deliver(client, processor, text_message("wamid.OWN", context_id="wamid.THEIRS", sender=OTHER_CUSTOMER))
     reply = _inbound(database, "wamid.OWN")
-    assert (reply.attribution, reply.reply_to_message_id) == ("attributed", theirs)
+    assert (reply.placement, reply.reply_to_message_id) == ("reply", theirs)
     assert reply.conversation_id == _conversation_of(database, theirs)
     assert _cross_contact_quotes(database) == 0
 
@@ -105,11 +105,11 @@ def test_a_reaction_to_another_contacts_message_attaches_to_nothing(
     mine = _inbound(database, "wamid.MY-TEXT")
     to_our_message, to_their_text = _inbound(database, "wamid.R-OUT"), _inbound(database, "wamid.R-IN")
     for reaction in (to_our_message, to_their_text):
-        assert (reaction.attribution, reaction.reply_to_message_id) == ("unattributed", None)
+        assert (reaction.placement, reaction.reply_to_message_id) == ("work_queue", None)
         assert reaction.conversation_id == mine.conversation_id
     assert to_our_message.conversation_id != _conversation_of(database, theirs)
     # A reaction to the sender's own message still attaches to it without an agent.
-    assert _inbound(database, "wamid.R-MINE").attribution == "attributed"
+    assert _inbound(database, "wamid.R-MINE").placement == "reply"
     assert _cross_contact_quotes(database) == 2
 
 
@@ -123,7 +123,7 @@ def test_a_reaction_to_another_contacts_message_in_the_same_body_attaches_to_not
         "messages": theirs["messages"] + reaction["messages"],
     }
     deliver(client, processor, both)
-    assert _inbound(database, "wamid.R-IN").attribution == "unattributed"
+    assert _inbound(database, "wamid.R-IN").placement == "work_queue"
     assert _cross_contact_quotes(database) == 1
 
 
@@ -136,7 +136,7 @@ def test_a_quote_is_honoured_when_meta_reported_the_sender_as_the_recipient(
     deliver(client, processor, statuses(status("wamid.OUT", "delivered", recipient="551187654321")))
     deliver(client, processor, text_message("wamid.IN", context_id="wamid.OUT", sender="551187654321"))
     reply = _inbound(database, "wamid.IN")
-    assert (reply.attribution, reply.reply_to_message_id) == ("attributed", row_id)
+    assert (reply.placement, reply.reply_to_message_id) == ("reply", row_id)
     assert _cross_contact_quotes(database) == 0
 
 
@@ -149,7 +149,7 @@ def test_a_quote_is_honoured_when_the_sender_has_the_number_we_sent_to(
     reply = _inbound(database, "wamid.IN")
     with database.reader() as session:
         assert session.get_one(Contact, reply.contact_id).wa_id == "0" + CUSTOMER
-    assert (reply.attribution, reply.reply_to_message_id) == ("attributed", row_id)
+    assert (reply.placement, reply.reply_to_message_id) == ("reply", row_id)
     assert _cross_contact_quotes(database) == 0
 
 
@@ -168,7 +168,7 @@ def test_an_agent_cannot_link_a_cross_contact_reply_to_the_message_it_quoted(
         linked = attribute_inbound(
             session, "wamid.CROSS", message_key="mine", new_topic=False, user_id=agent, now=NOW
         )
-        assert (linked.attribution, linked.reply_to_message_id) == ("linked", own)
+        assert (linked.placement, linked.reply_to_message_id) == ("linked", own)
 
 
 def test_an_agent_may_link_a_reply_to_a_message_meta_reported_delivered_to_its_sender(
@@ -181,4 +181,4 @@ def test_an_agent_may_link_a_reply_to_a_message_meta_reported_delivered_to_its_s
         linked = attribute_inbound(
             session, "wamid.IN", message_key="k", new_topic=False, user_id=agent, now=NOW
         )
-        assert (linked.attribution, linked.reply_to_message_id) == ("linked", row_id)
+        assert (linked.placement, linked.reply_to_message_id) == ("linked", row_id)

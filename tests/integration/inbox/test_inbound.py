@@ -41,7 +41,7 @@ def test_a_reply_is_threaded_by_context_id_to_the_message_it_answers(
     reply = _inbound(database, "wamid.IN1")
     with database.reader() as session:
         sent = session.get_one(OutboxMessage, row_id)
-    assert (reply.attribution, reply.reply_to_message_id) == ("attributed", row_id)
+    assert (reply.placement, reply.reply_to_message_id) == ("reply", row_id)
     assert reply.conversation_id == sent.conversation_id
     assert (reply.text, reply.context_id, reply.sent_at) == ("See you then", "wamid.OUT7", NOW)
     assert _journal(database, "inbound.received") == [
@@ -67,7 +67,7 @@ def test_no_context_or_an_unknown_context_goes_to_the_work_queue(
     )
     for wamid in ("wamid.IN1", "wamid.IN2"):
         message = _inbound(database, wamid)
-        assert (message.attribution, message.reply_to_message_id) == ("unattributed", None)
+        assert (message.placement, message.reply_to_message_id) == ("work_queue", None)
     assert [entry["attributed"] for entry in _journal(database, "inbound.received")] == [False, False]
 
 
@@ -122,7 +122,7 @@ def test_choices_are_stored_by_their_ids_never_matched_by_text(
         ("list_reply", "slot-3", "Friday 10:00"),
         (None, None, None),
     ]
-    assert [m.attribution for m in chosen.values()] == ["attributed"] * 3 + ["unattributed"]
+    assert [m.placement for m in chosen.values()] == ["reply"] * 3 + ["work_queue"]
 
 
 def test_reactions_attach_to_their_message_and_media_keeps_id_type_and_caption(
@@ -177,7 +177,7 @@ def test_reactions_attach_to_their_message_and_media_keeps_id_type_and_caption(
         row_id,
     )
     removed = _inbound(database, "wamid.R2")
-    assert (removed.reaction_target, removed.reaction_emoji, removed.attribution) == (
+    assert (removed.reaction_target, removed.reaction_emoji, removed.placement) == (
         "wamid.IMG",
         None,
         "attributed",

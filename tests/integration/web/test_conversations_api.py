@@ -86,7 +86,7 @@ def test_the_thread_nests_replies_under_their_message_and_keeps_the_rest_on_top(
         "+16505551234",
         "wamid.answer",
         at=api.clock.now + timedelta(minutes=2),
-        attribution="attributed",
+        placement="reply",
         reply_to_message_id=outbound.id,
         context_id="wamid.out",
     )
@@ -157,7 +157,7 @@ def test_the_work_queue_lists_unattributed_inbound_oldest_first(api: Api) -> Non
         api.database, "+447911123456", "wamid.2", at=api.clock.now + timedelta(seconds=5), text="second"
     )
     conversation, _ = add_inbound(api.database, "+16505551234", "wamid.1", at=api.clock.now, text="first")
-    add_inbound(api.database, "+16505551234", "wamid.3", at=api.clock.now, attribution="attributed")
+    add_inbound(api.database, "+16505551234", "wamid.3", at=api.clock.now, placement="reply")
     response = _get(api, "/v1/work-queue")
     assert response.status_code == 200
     items = response.get_json()["items"]
@@ -179,7 +179,7 @@ def test_attribution_input_is_checked_before_anything_is_filed(api: Api) -> None
         assert response.status_code == 400, body
         assert response.get_json()["error"]["code"] == "invalid_attribution"
     with api.database.reader() as session:
-        assert session.scalars(select(InboundMessage)).one().attribution == "unattributed"
+        assert session.scalars(select(InboundMessage)).one().placement == "work_queue"
 
 
 def test_a_retried_text_reply_replays_even_after_the_window_closed(api: Api) -> None:

@@ -165,9 +165,7 @@ def test_a_wamid_holding_any_character_is_attributed_by_its_encoded_path(api: Ap
         filed.add(wamid)
         with api.database.reader() as session:
             attributed = {
-                row.wamid
-                for row in session.scalars(select(InboundMessage))
-                if row.attribution != "unattributed"
+                row.wamid for row in session.scalars(select(InboundMessage)) if row.placement != "work_queue"
             }
         assert attributed == filed
 

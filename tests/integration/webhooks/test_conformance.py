@@ -153,10 +153,10 @@ def _check_message(message: dict[str, Any], row: InboundMessage, rows: dict[str,
     )
     if target is not None:
         assert row.reply_to_message_id == rows[target]
-        assert row.attribution == "attributed"
+        assert row.placement == "reply"
     else:
         assert row.reply_to_message_id is None
-        assert row.attribution == "unattributed"
+        assert row.placement == "work_queue"
     if kind == "text":
         assert row.text == content["body"]
     if kind == "button":
