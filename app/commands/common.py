@@ -6,7 +6,10 @@ import argparse
 import logging
 from pathlib import Path
 
-from app.cli_errors import CommandError
+from sqlalchemy import make_url, text
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
+
+from app.cli_errors import FAILURE_STATUS, CommandError
 from app.composition import build_parts
 from backend.database import Database, create_database, upgrade_database
 from backend.domain.templates import TemplateError
@@ -29,10 +32,34 @@ def settings_from(args: argparse.Namespace) -> Settings:
 
 def open_database(settings: Settings, *, upgrade: bool = True) -> Database:
     """The configured database, migrated to the newest schema unless told not to."""
-    database = create_database(settings.database_url, sqlite_synchronous=settings.sqlite_synchronous)
-    if upgrade:
-        upgrade_database(database)
+    try:
+        database = create_database(settings.database_url, sqlite_synchronous=settings.sqlite_synchronous)
+    except (ArgumentError, NoSuchModuleError, ValueError) as error:
+        raise CommandError(
+            f"the database URL {_shown(settings.database_url)} is not usable: {error}"
+        ) from None
+    try:
+        if upgrade:
+            upgrade_database(database)
+        else:
+            with database.reader() as session:
+                session.execute(text("SELECT 1"))
+    except OperationalError as error:
+        database.dispose()
+        # The driver's first line says what failed (refused, unknown host, bad password, locked file).
+        reason = str(error.orig).strip().splitlines()[0] if error.orig is not None else str(error)
+        raise CommandError(
+            f"cannot reach the database {_shown(settings.database_url)}: {reason}", exit_status=FAILURE_STATUS
+        ) from None
     return database
+
+
+def _shown(url: str) -> str:
+    """The URL as safe to print: without its password."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(unparsable URL)"
 
 
 def parts_for(settings: Settings, database: Database) -> BackendParts:

@@ -118,6 +118,22 @@ def test_a_templates_file_that_cannot_be_read_is_one_clear_line(tmp_path: Path) 
     assert len(result.stderr.strip().splitlines()) == 1
 
 
+def test_an_unreachable_database_is_one_clear_line_without_its_password(tmp_path: Path) -> None:
+    url = f"postgresql+psycopg://postgres:s3cret@127.0.0.1:{free_port()}/inbox"
+    result = run_inbox("user", "list", env=isolated_env(tmp_path, INBOX_DATABASE_URL=url))
+    assert result.returncode == 1
+    assert "cannot reach the database" in result.stderr and "Connection refused" in result.stderr
+    assert "s3cret" not in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_database_url_of_an_unknown_kind_is_one_clear_line(tmp_path: Path) -> None:
+    result = run_inbox("db", "upgrade", env=isolated_env(tmp_path, INBOX_DATABASE_URL="oracle-ish://x"))
+    assert result.returncode == 2
+    assert "is not usable" in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
 def test_serve_refuses_a_non_loopback_address_without_the_setting(tmp_path: Path) -> None:
     env = isolated_env(
         tmp_path,
