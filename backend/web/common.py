@@ -102,26 +102,38 @@ def json_object() -> dict[str, Any]:
         raise ApiError(400, "invalid_json", "The body is not valid JSON.") from None
     if not isinstance(body, dict):
         raise ApiError(400, "invalid_json", "The body must be a JSON object.")
-    if contains_nul(body):
-        raise ApiError(400, "invalid_json", "Text in the body must not contain NUL (\\u0000) characters.")
+    problem = unstorable_text(body)
+    if problem is not None:
+        raise ApiError(400, "invalid_json", problem)
     return body
 
 
-def contains_nul(value: object) -> bool:
-    """Whether any string in a parsed JSON value (keys included) holds a NUL character."""
-    # PostgreSQL text cannot hold NUL; refusing it here keeps it a 400 instead of a database error.
+def unstorable_text(value: object) -> str | None:
+    """Why some string in a parsed JSON value (keys included) cannot be stored, or None."""
+    # PostgreSQL text cannot hold NUL, and half of a UTF-16 pair ("\ud800" alone) is not text at all:
+    # neither can be encoded or stored, so refusing them here keeps them a 400 instead of a 500.
     # Iterative, because a body may be nested as deep as the decoder allows.
     pending = [value]
     while pending:
         item = pending.pop()
         if isinstance(item, str):
             if "\x00" in item:
-                return True
+                return "Text in the body must not contain NUL (\\u0000) characters."
+            if not item.isascii() and _has_lone_surrogate(item):
+                return "Text in the body must not contain half of a UTF-16 surrogate pair."
         elif isinstance(item, dict):
             pending.extend(item.keys())
             pending.extend(item.values())
         elif isinstance(item, list):
             pending.extend(item)
+    return None
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
     return False
 
 
@@ -193,4 +205,7 @@ def parse_time(name: str, raw: object) -> datetime:
         raise ApiError(400, "invalid_message", f"{name} must be an ISO 8601 time.") from None
     if moment.tzinfo is None:
         raise ApiError(400, "invalid_message", f"{name} must carry a time zone (use ...Z for UTC).")
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:  # 9999-12-31T23:59:59-01:00 lies past the last representable UTC moment
+        raise ApiError(400, "invalid_message", f"{name} is out of range.") from None
