@@ -10,6 +10,7 @@ import httpx
 from backend.clock import Clock, utc_now
 from backend.database import Database
 from backend.domain.templates import TemplateCatalog
+from backend.inbox.conversation_timers import ConversationTimers
 from backend.inbox.retention import RetentionSweeper
 from backend.inbox.windows import WindowTimers
 from backend.journal import JournalSequencer, JournalSignal, LocalJournalSignal, watch_journal_commits
@@ -78,9 +79,10 @@ def build_workers(parts: BackendParts, *, graph_transport: GraphTransport | None
     # Outbox: the sender (graph_transport None = real network) and its sweeps.
     workers.append(OutboxSender(parts, transport=graph_transport))
     workers.append(OutboxSweeper(parts))
-    # Webhooks and inbox: stored bodies to effects, window timers, retention.
+    # Webhooks and inbox: stored bodies to effects, window timers, snoozes and presence, retention.
     workers.append(WebhookProcessor(parts))
     workers.append(WindowTimers(parts))
+    workers.append(ConversationTimers(parts))
     workers.append(RetentionSweeper(parts))
     # Journal: on PostgreSQL, committed entries are numbered after commit (SQLite numbers them at once).
     if not parts.database.is_sqlite:

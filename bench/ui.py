@@ -63,7 +63,6 @@ def fill_database(url: str, conversations: int, messages: int) -> tuple[int, str
                 {
                     "id": number,
                     "contact_id": number,
-                    "state": "open",
                     "last_message_at": now - timedelta(minutes=number % 3000),
                     "unread_count": number % 4,
                     "created_at": now - timedelta(days=30),
@@ -87,7 +86,7 @@ def fill_database(url: str, conversations: int, messages: int) -> tuple[int, str
                     "conversation_id": conversation_id,
                     "type": "text",
                     "text": f"Customer message {position}",
-                    "attribution": "attributed" if position % 30 else "unattributed",
+                    "placement": "reply" if position % 30 else "work_queue",
                     "raw": {},
                     "sent_at": moment,
                     "received_at": moment,

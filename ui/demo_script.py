@@ -16,12 +16,21 @@ PREPARE_BEFORE_MS = 2500
 class ScreenshotPlan(QObject):
     """Shows a tab with something selected, and (when given a file) saves the window after N seconds."""
 
-    def __init__(self, window: MainWindow, path: Path | None, tab: str, seconds: float) -> None:
+    def __init__(
+        self,
+        window: MainWindow,
+        path: Path | None,
+        tab: str,
+        seconds: float,
+        *,
+        showcase_number: str | None = None,
+    ) -> None:
         super().__init__(window)
         self._window = window
         self._path = path
         self._tab = tab
         self._seconds = seconds
+        self._showcase_number = showcase_number
         self.saved = False
 
     def start(self) -> None:
@@ -36,13 +45,21 @@ class ScreenshotPlan(QObject):
         window.show_tab(self._tab)
         if self._tab == "inbox":
             model = window.inbox.conversations
-            # The conversation with the most going on makes the best first view.
+            showcase = [
+                row
+                for row, item in enumerate(model.items)
+                if self._showcase_number is not None and item.contact.number == self._showcase_number
+            ]
+            # Else the conversation with the most going on makes the best first view.
             best = max(range(len(model.items)), key=lambda row: model.items[row].unread, default=None)
-            if best is not None:
-                window.inbox.select_conversation_id(model.items[best].id)
+            chosen = showcase[0] if showcase else best
+            if chosen is not None:
+                window.inbox.select_conversation_id(model.items[chosen].id)
                 QTimer.singleShot(PREPARE_BEFORE_MS // 2, self._select_newest_message)
         elif self._tab == "work-queue" and window.work_queue.model.items:
-            window.work_queue.select_wamid(window.work_queue.model.items[0].wamid)
+            # The real doubt: the reply with the most messages it may answer.
+            items = window.work_queue.model.items
+            window.work_queue.select_wamid(max(items, key=lambda item: len(item.candidates)).wamid)
         elif self._tab == "supervisor" and window.supervisor.model.items:
             window.supervisor.select_key(window.supervisor.model.items[0].key)
         elif self._tab == "health":

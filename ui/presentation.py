@@ -4,9 +4,22 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta, tzinfo
 
-from ui.api.resources import Contact, SendError, StatusEvidence
+from ui.api.resources import (
+    IN_CONVERSATION,
+    LINKED,
+    NEW_TOPIC,
+    PENDING,
+    REPLY,
+    RESOLVED,
+    SNOOZED,
+    WORK_QUEUE,
+    Contact,
+    SendError,
+    StatusEvidence,
+    Viewer,
+)
 
 URGENT_WINDOW = timedelta(hours=1)
 # The machine's zone, looked up once: list rows format many times a second.
@@ -173,3 +186,72 @@ def age_text(seconds: float | None) -> str:
     if seconds < 86400:
         return f"{int(seconds // 3600)} h"
     return f"{int(seconds // 86400)} d"
+
+
+# Snooze presets as the menu names them; snooze_until computes each one's end.
+SNOOZE_MORNING = time(9, 0)
+SNOOZE_PRESETS = ("1 hour", "3 hours", "Tomorrow 9:00", "Next Monday 9:00")
+
+
+def snooze_until(preset: str, now: datetime, zone: tzinfo | None = None) -> datetime:
+    """When a snooze preset ends, from an aware now; mornings are 9:00 in the desk's zone."""
+    if preset == "1 hour":
+        return now + timedelta(hours=1)
+    if preset == "3 hours":
+        return now + timedelta(hours=3)
+    # Without a zone: the machine's own, with its daylight-saving rules on the day the snooze ends.
+    local = now.astimezone(zone)
+    if preset == "Tomorrow 9:00":
+        days = 1
+    elif preset == "Next Monday 9:00":
+        # Monday is weekday 0; on a Monday it means the one a week later.
+        days = 7 - local.weekday()
+    else:
+        raise ValueError(f"no snooze preset {preset!r}")
+    day = local.date() + timedelta(days=days)
+    if zone is None:
+        return datetime.combine(day, SNOOZE_MORNING).astimezone()
+    return datetime.combine(day, SNOOZE_MORNING, tzinfo=zone)
+
+
+def status_text(status: str, snoozed_until: datetime | None, now: datetime) -> str:
+    """A conversation's status in words: 'Open', 'Pending', 'Resolved', 'Snoozed until 09:00'."""
+    if status == SNOOZED:
+        return f"Snoozed until {short_time(snoozed_until, now)}" if snoozed_until else "Snoozed"
+    return {PENDING: "Pending", RESOLVED: "Resolved"}.get(status, "Open")
+
+
+def viewers_text(viewers: tuple[Viewer, ...], me: str | None) -> str:
+    """'Dana is typing…', 'Dana is viewing', 'Dana and Sam are viewing'; others only, empty if none."""
+    others = [viewer for viewer in viewers if viewer.user != me]
+    typing = [viewer.user for viewer in others if viewer.typing]
+    viewing = [viewer.user for viewer in others if not viewer.typing]
+    parts = []
+    if typing:
+        parts.append(f"{_names(typing)} {'is' if len(typing) == 1 else 'are'} typing…")
+    if viewing:
+        parts.append(f"{_names(viewing)} {'is' if len(viewing) == 1 else 'are'} viewing")
+    return "  ·  ".join(parts)
+
+
+def _names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+_PLACEMENTS = {
+    REPLY: "answers our message",
+    IN_CONVERSATION: "part of the conversation",
+    WORK_QUEUE: "not linked to a message",
+    LINKED: "linked to a message by an agent",
+    NEW_TOPIC: "a new topic",
+}
+
+
+def placement_text(placement: str) -> str:
+    """Where a customer's message sits, in words."""
+    return _PLACEMENTS.get(placement, placement)
+
+
+def mentions_me(mentions: tuple[str, ...], me: str | None) -> bool:
+    """Whether a note's @mentions name the signed-in user (names match in any case)."""
+    return me is not None and any(name.casefold() == me.casefold() for name in mentions)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import random
 import secrets
 import sys
 import threading
@@ -20,6 +19,7 @@ import httpx
 
 from app.cli_errors import CommandError
 from app.commands.common import open_database, parts_for, settings_from
+from app.demo_story import SHOWCASE, STORY_AGENT, STORY_SUPERVISOR, Story, reply_to_opener, start_story
 from app.http_server import HttpServer
 from app.service import Service, build_service
 from backend.clock import utc_now
@@ -30,19 +30,12 @@ from backend.users import create_user
 log = logging.getLogger(__name__)
 
 TABS = ("inbox", "work-queue", "supervisor", "health")
-DEMO_USER = "dana"
+DEMO_USER = STORY_SUPERVISOR
 # Numbers that never write to us: free text to them is held because their window is closed.
 QUIET_NUMBERS = ("+447911123456", "+16505551299")
-OUTBOUND_TEXTS = (
-    "Hi {name}, your parcel is out for delivery today between 2 and 4 pm.",
-    "Thanks for your message! Could you send us your order number?",
-    "Your table for two is booked for Friday at 7 pm.",
-    "We've refunded your return; it should show within 3 days.",
-)
-BUTTON_PROMPTS = (
-    ("Would you like us to deliver tomorrow instead?", ["Yes, tomorrow", "No, keep today"]),
-    ("How did we do today?", ["Great", "Could be better"]),
-)
+BACKGROUND_CUSTOMERS = 4
+# A background customer starts a new topic only after this long without a message either way.
+BACKGROUND_CUSTOMER_IDLE_SECONDS = 20.0
 
 
 @dataclass
@@ -56,8 +49,11 @@ class DemoStack:
     sandbox: Any
     token: str
     user_name: str
+    # Tokens of the other demo users (agents), by name.
+    agent_tokens: dict[str, str] = field(default_factory=dict)
     database_path: Path | None = None
     stop_event: threading.Event = field(default_factory=threading.Event)
+    story: Story | None = None
     _threads: list[threading.Thread] = field(default_factory=list)
 
     @property
@@ -65,34 +61,37 @@ class DemoStack:
         """The backend's base URL."""
         return self.server.url
 
-    def api(self) -> httpx.Client:
-        """An HTTP client for the backend, signed in as the demo supervisor."""
-        return httpx.Client(base_url=self.url, headers={"Authorization": f"Bearer {self.token}"}, timeout=10)
+    def api(self, user: str | None = None) -> httpx.Client:
+        """An HTTP client for the backend, signed in as the demo supervisor (or the named agent)."""
+        token = self.token if user is None else self.agent_tokens[user]
+        return httpx.Client(base_url=self.url, headers={"Authorization": f"Bearer {token}"}, timeout=10)
 
-    def start_traffic(self, *, interval: float = 1.5, seed: int | None = None) -> None:
-        """Keep sending messages to the simulated customers until stopped."""
-        thread = threading.Thread(
-            target=self._traffic, args=(interval, seed), name="demo-traffic", daemon=True
-        )
+    def play_story(self, **pace: float) -> Story:
+        """Start the day's scripted conversations (they need the agent `sam`: start_stack(agents=...))."""
+        tokens = {self.user_name: self.token, **self.agent_tokens}
+        self.story = start_story(self.url, self.sandbox.url, tokens, self.stop_event, **pace)
+        return self.story
+
+    def start_traffic(self, *, interval: float = 1.5) -> None:
+        """An agent answers the background customers' questions until stopped."""
+        thread = threading.Thread(target=self._traffic, args=(interval,), name="demo-traffic", daemon=True)
         thread.start()
         self._threads.append(thread)
 
-    def _traffic(self, interval: float, seed: int | None) -> None:
-        chooser = random.Random(seed)
-        with self.api() as client:
-            count = 0
+    def _traffic(self, interval: float) -> None:
+        agent = STORY_AGENT if STORY_AGENT in self.agent_tokens else None
+        regulars = set(self.sandbox.customer_numbers)
+        # The last activity seen per conversation: a thread is only read again when it moved.
+        seen: dict[int, str | None] = {}
+        with self.api(agent) as client:
             while not self.stop_event.wait(interval):
-                conversations = _open_conversations(client)
-                if not conversations:
-                    continue
-                conversation = chooser.choice(conversations)
-                count += 1
                 try:
-                    _send_sample(client, conversation, count, chooser)
-                    if count % 4 == 1 and conversation.get("assignee") is None:
-                        client.post(
-                            f"/v1/conversations/{conversation['id']}/assign", json={"user": self.user_name}
-                        )
+                    for conversation in _open_conversations(client):
+                        number = (conversation.get("contact") or {}).get("number")
+                        moved = seen.get(conversation["id"], "") != conversation.get("last_message_at")
+                        if number in regulars and moved:
+                            seen[conversation["id"]] = conversation.get("last_message_at")
+                            _answer_opener(client, conversation, agent)
                 except httpx.HTTPError as error:
                     log.debug("demo traffic: %s", error)
 
@@ -110,8 +109,10 @@ class DemoStack:
                 _post_message(client, quiet_number, text="Your invoice is ready.", purpose="invoice")
 
     def stop(self) -> None:
-        """Stop traffic, the backend and the sandbox."""
+        """Stop the story, traffic, the backend and the sandbox."""
         self.stop_event.set()
+        if self.story is not None:
+            self.story.join(5)
         for thread in self._threads:
             thread.join(5)
         # The sandbox first: it would keep posting webhooks to a backend that is going away.
@@ -121,10 +122,33 @@ class DemoStack:
 
 
 def _open_conversations(client: httpx.Client) -> list[dict[str, Any]]:
-    response = client.get("/v1/conversations", params={"window": "open", "limit": 50})
+    response = client.get("/v1/conversations", params={"window": "open", "limit": 100})
     if response.status_code != 200:
         return []
     return list(response.json().get("conversations", []))
+
+
+def _answer_opener(client: httpx.Client, conversation: dict[str, Any], agent: str | None) -> None:
+    """Answer the customer's latest message if it opens a topic nobody answered yet."""
+    conversation_id = conversation["id"]
+    response = client.get(f"/v1/conversations/{conversation_id}/thread", params={"limit": 1000})
+    if response.status_code != 200:
+        return
+    items = response.json().get("messages") or []
+    if not items or items[-1].get("direction") != "inbound":
+        return
+    contact = conversation.get("contact") or {}
+    first_name = (contact.get("name") or "there").split(" ")[0]
+    answer = reply_to_opener(items[-1].get("text") or "", first_name)
+    if answer is None:
+        return
+    if agent is not None and conversation.get("assignee") is None:
+        client.post(f"/v1/conversations/{conversation_id}/assign", json={"user": agent})
+    client.post(
+        f"/v1/conversations/{conversation_id}/reply",
+        json={"text": answer},
+        headers={"Idempotency-Key": f"demo-{uuid.uuid4()}"},
+    )
 
 
 def _post_message(
@@ -153,24 +177,6 @@ def _post_message(
     return client.post("/v1/messages", json=body, headers={"Idempotency-Key": f"demo-{uuid.uuid4()}"})
 
 
-def _send_sample(
-    client: httpx.Client, conversation: dict[str, Any], count: int, chooser: random.Random
-) -> None:
-    contact = conversation.get("contact") or {}
-    number = contact.get("number")
-    if not number:
-        return
-    name = (contact.get("name") or "there").split(" ")[0]
-    if count % 3 == 0:
-        _post_message(client, number, buttons=chooser.choice(BUTTON_PROMPTS), purpose="feedback")
-    elif count % 5 == 0:
-        _post_message(client, number, template=True, purpose="order_update")
-    else:
-        _post_message(
-            client, number, text=chooser.choice(OUTBOUND_TEXTS).format(name=name), purpose="support"
-        )
-
-
 def _wait_for_states(client: httpx.Client, wanted: set[str], *, minimum: int, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -189,8 +195,9 @@ def start_stack(
     status_delay: float = 0.5,
     customer_interval: float = 30.0,
     seed: int | None = None,
+    agents: tuple[str, ...] = (),
 ) -> DemoStack:
-    """Start a sandbox and a backend (with workers) on free ports, and a supervisor user."""
+    """Start a sandbox and a backend (with workers) on free ports, a supervisor user and `agents`."""
     from backend.sandbox.server import Sandbox, SandboxConfig
 
     app_secret = secrets.token_hex(16)
@@ -224,6 +231,7 @@ def start_stack(
     database = open_database(settings)
     with database.transaction() as session:
         token = create_user(session, DEMO_USER, "supervisor", utc_now())
+        agent_tokens = {name: create_user(session, name, "agent", utc_now()) for name in agents}
     service = build_service(parts_for(settings, database))
     server = HttpServer(service.web_app, "127.0.0.1", 0).start()
     sandbox.set_webhook_url(f"{server.url}/webhooks/whatsapp")
@@ -236,6 +244,7 @@ def start_stack(
         sandbox=sandbox,
         token=token,
         user_name=DEMO_USER,
+        agent_tokens=agent_tokens,
     )
 
 
@@ -250,7 +259,12 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--seconds", type=float, default=8.0, help="live traffic before the screenshot (default 8)"
     )
     parser.add_argument("--tab", choices=TABS, default="inbox", help="the tab to show (default inbox)")
-    parser.add_argument("--customers", type=int, default=8, help="simulated customers (default 8)")
+    parser.add_argument(
+        "--customers",
+        type=int,
+        default=BACKGROUND_CUSTOMERS,
+        help=f"simulated customers besides the day's story (default {BACKGROUND_CUSTOMERS})",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the demo database file afterwards")
     parser.set_defaults(run=run)
 
@@ -284,10 +298,17 @@ def run(args: argparse.Namespace) -> int:
     settings, database_path = _demo_settings(args)
     for noisy in ("waitress", "httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    stack = start_stack(settings, customers=args.customers, customer_interval=6.0)
+    stack = start_stack(
+        settings,
+        customers=args.customers,
+        customer_interval=BACKGROUND_CUSTOMER_IDLE_SECONDS,
+        agents=(STORY_AGENT,),
+    )
     stack.database_path = database_path
     try:
+        # Before the story: the trouble drops every send for a moment.
         stack.make_trouble()
+        stack.play_story()
         stack.start_traffic()
         return _run_client(stack, args)
     finally:
@@ -310,7 +331,13 @@ def _run_client(stack: DemoStack, args: argparse.Namespace) -> int:
     if not args.screenshot:
         print(f"Demo backend: {stack.url}   sandbox: {stack.sandbox.url}", flush=True)
         print(f"Signed in as {stack.user_name} (supervisor). Close the window to stop.", flush=True)
-    plan = ScreenshotPlan(window, Path(args.screenshot) if args.screenshot else None, args.tab, args.seconds)
+    plan = ScreenshotPlan(
+        window,
+        Path(args.screenshot) if args.screenshot else None,
+        args.tab,
+        args.seconds,
+        showcase_number=SHOWCASE.number,
+    )
     plan.start()
     status = app.exec()
     window.stop()

@@ -1,17 +1,20 @@
-"""Inbound messages: stored once by wamid, threaded by context.id, unattributed ones into the work queue."""
+"""Inbound messages: stored once by wamid, threaded by context.id, placed in the thread or the work queue."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import or_, select
-from sqlalchemy.orm import Session
+from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy.orm import Session, aliased
 
 from backend.database.models import Contact, Conversation, InboundMessage, OutboxMessage, StatusEvent
 from backend.database.upsert import dialect_insert
+from backend.domain import states
+from backend.domain.origins import ORIGIN_AGENT, ORIGIN_API
 from backend.domain.webhook_events import InboundMessageEvent
 from backend.domain.windows import opens_a_window, window_closes_at
 from backend.inbox.contacts import contact_for_sender, conversation_for
@@ -28,8 +31,8 @@ NEW_TOPIC = "new_topic"
 PLACEMENTS = (REPLY, WORK_QUEUE, CONVERSATION, LINKED, NEW_TOPIC)
 
 _CHUNK = 500
-
-# Called for a message that opened a new window: (session, event, contact, conversation, now).
+# Meta's timestamps are whole seconds.
+_TIMESTAMP_RESOLUTION = timedelta(seconds=1)
 
 
 @dataclass
@@ -37,7 +40,8 @@ class InboundOutcome:
     """What a batch of inbound messages did."""
 
     stored: int = 0
-    unattributed: int = 0
+    # Messages placed in the work queue: nobody can tell which business message they answer.
+    work_items: int = 0
     # Replies and reactions naming a message that went to another contact, filed as if unquoted.
     cross_contact_quotes: int = 0
     journal: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
@@ -105,7 +109,7 @@ def store_inbound(
     *,
     on_window_opened: WindowOpenedHook | None = None,
 ) -> InboundOutcome:
-    """Store each message once, attribute it, reopen its contact's window; journal `inbound.received`."""
+    """Store each message once, place it, reopen its contact's window; journal `inbound.received`."""
     outcome = InboundOutcome()
     if not events:
         return outcome
@@ -118,6 +122,8 @@ def store_inbound(
 
     rows: list[dict[str, Any]] = []
     facts: list[tuple[InboundMessageEvent, Contact, Conversation, OutboxMessage | None, bool]] = []
+    # Messages naming neither one of ours to this contact nor one of its own: placed once stored.
+    unplaced: set[str] = set()
     # The contact of every message of this batch so far, for reactions to one of them.
     batch_senders: dict[str, int] = {}
     for event in events:
@@ -127,8 +133,9 @@ def store_inbound(
         if answered is not None and answered.conversation_id is not None:
             conversation_id = answered.conversation_id
         reacted, reaction_crossed = _reaction_to_known(event, contact, batch_senders, inbound_targets)
-        known = answered is not None or reacted
         batch_senders.setdefault(event.wamid, contact.id)
+        if answered is None and not reacted:
+            unplaced.add(event.wamid)
         rows.append(
             {
                 "wamid": event.wamid,
@@ -145,7 +152,8 @@ def store_inbound(
                 "media_mime_type": event.media_mime_type,
                 "caption": event.caption,
                 "context_id": event.context_id,
-                "placement": REPLY if known else WORK_QUEUE,
+                # A reaction to the customer's own message is chat; the rest is decided once stored.
+                "placement": REPLY if answered is not None else CONVERSATION,
                 "reply_to_message_id": answered.id if answered is not None else None,
                 "attributed_by": None,
                 "errors": event.errors,
@@ -158,12 +166,24 @@ def store_inbound(
 
     # A message kept longer than its event key is already stored: the insert skips it, nothing changes.
     inserted = _insert_new(session, rows)
+    # Placed after the insert so that a customer's earlier message in this same batch counts as their
+    # previous one, whatever order the batch holds them in.
+    work_items = _place_in_work_queue(
+        session, sorted(row_id for wamid, row_id in inserted.items() if wamid in unplaced)
+    )
+    _replace_work_items_written_later(
+        session,
+        [(row["contact_id"], row["sent_at"]) for row in rows if row["wamid"] in inserted],
+        set(inserted.values()),
+    )
     for row, (event, contact, conversation, answered, crossed) in zip(rows, facts, strict=True):
-        if event.wamid not in inserted:
+        row_id = inserted.pop(event.wamid, None)
+        if row_id is None:
             continue
+        if row_id in work_items:
+            row["placement"] = WORK_QUEUE
+            outcome.work_items += 1
         outcome.stored += 1
-        if row["placement"] == WORK_QUEUE:
-            outcome.unattributed += 1
         if crossed:
             outcome.cross_contact_quotes += 1
             log.info(
@@ -191,7 +211,7 @@ def store_inbound(
                 {
                     "wamid": event.wamid,
                     "conversation_id": row["conversation_id"],
-                    "attributed": row["placement"] == REPLY,
+                    "attributed": row["placement"] != WORK_QUEUE,
                     "placement": row["placement"],
                     "reply_to_key": answered.dedupe_key if answered is not None else None,
                     "type": event.type,
@@ -201,13 +221,187 @@ def store_inbound(
     return outcome
 
 
-def _insert_new(session: Session, rows: list[dict[str, Any]]) -> set[str]:
+def _insert_new(session: Session, rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Insert the rows whose wamid is new; their ids by wamid."""
     statement = (
         dialect_insert(session, InboundMessage)
         .on_conflict_do_nothing(index_elements=["wamid"])
-        .returning(InboundMessage.wamid)
+        .returning(InboundMessage.wamid, InboundMessage.id)
     )
-    return set(session.scalars(statement, rows))
+    return {wamid: row_id for wamid, row_id in session.execute(statement, rows)}
+
+
+def _place_in_work_queue(session: Session, unplaced: list[int]) -> set[int]:
+    """Move the stored messages some business message may be the answer to into the work queue; their ids."""
+    candidates = business_candidates(session, unplaced)
+    work_items = sorted(row_id for row_id, messages in candidates.items() if messages)
+    _set_placement(session, work_items, WORK_QUEUE)
+    return set(work_items)
+
+
+def _set_placement(session: Session, row_ids: list[int], placement: str) -> None:
+    for start in range(0, len(row_ids), _CHUNK):
+        session.execute(
+            update(InboundMessage)
+            .where(InboundMessage.id.in_(row_ids[start : start + _CHUNK]))
+            .values(placement=placement)
+        )
+
+
+def _replace_work_items_written_later(
+    session: Session, stored: list[tuple[int, datetime]], stored_ids: set[int]
+) -> None:
+    """Place again the work items their customers wrote after a message just stored (delivered late).
+
+    Their previous message is now that one: the business messages before it no longer claim them.
+    """
+    earliest: dict[int, datetime] = {}
+    for contact_id, sent_at in stored:
+        earliest[contact_id] = min(sent_at, earliest.get(contact_id, sent_at))
+    contact_ids = sorted(earliest)
+    written_later: list[int] = []
+    for start in range(0, len(contact_ids), _CHUNK):
+        chunk = contact_ids[start : start + _CHUNK]
+        items = session.execute(
+            select(InboundMessage.id, InboundMessage.contact_id, InboundMessage.sent_at).where(
+                InboundMessage.placement == WORK_QUEUE,
+                InboundMessage.contact_id.in_(chunk),
+                InboundMessage.sent_at > min(earliest[contact_id] for contact_id in chunk),
+            )
+        )
+        written_later += [
+            row_id
+            for row_id, contact_id, sent_at in items
+            if row_id not in stored_ids and sent_at > earliest[contact_id]
+        ]
+    if written_later:
+        candidates = business_candidates(session, written_later)
+        _set_placement(
+            session, sorted(row_id for row_id, messages in candidates.items() if not messages), CONVERSATION
+        )
+
+
+def went_out_at(message: OutboxMessage) -> datetime:
+    """When a message of ours left for the customer: Meta accepted it (else sent it; else we created it)."""
+    return message.accepted_at or message.sent_at or message.created_at
+
+
+def business_candidates(session: Session, inbound_ids: Sequence[int]) -> dict[int, list[OutboxMessage]]:
+    """The business messages each stored inbound message may answer, newest first.
+
+    Those Meta accepted in its conversation after the customer's previous message (or ever, for their
+    first) and before this one, unless an agent replied in the conversation after them: the customer
+    then answers the agent. One query per 500 messages, whatever their history.
+    """
+    found: dict[int, list[OutboxMessage]] = {row_id: [] for row_id in inbound_ids}
+    ordered = sorted(found)
+    for start in range(0, len(ordered), _CHUNK):
+        near = _outbound_near(session, ordered[start : start + _CHUNK])
+        for row_id, (since, before, messages) in near.items():
+            found[row_id] = _unanswered_business(messages, since, before)
+    return found
+
+
+def _written_by(sent_at: datetime, received_at: datetime) -> datetime:
+    """The moment a customer's message surely existed by, on our clock as far as we can tell.
+
+    Meta's timestamps are whole seconds, so the message may be up to a second younger than its stamp;
+    and it existed when we received it.
+    """
+    return min(sent_at + _TIMESTAMP_RESOLUTION, received_at)
+
+
+def _outbound_near(
+    session: Session, inbound_ids: list[int]
+) -> dict[int, tuple[datetime | None, datetime, list[OutboxMessage]]]:
+    """By inbound id: when the customer's previous message surely existed (None for a first message),
+    when this one did, and our business messages Meta accepted and agent replies in its conversation
+    that may lie between (a superset: `_unanswered_business` decides)."""
+    this = aliased(InboundMessage)
+    earlier = aliased(InboundMessage)
+    previous = aliased(InboundMessage)
+    # The customer's previous message: the latest they wrote before this one, whenever it arrived.
+    previous_id = (
+        select(earlier.id)
+        .where(
+            earlier.contact_id == this.contact_id,
+            or_(earlier.sent_at < this.sent_at, and_(earlier.sent_at == this.sent_at, earlier.id < this.id)),
+        )
+        .order_by(earlier.sent_at.desc(), earlier.id.desc())
+        .limit(1)
+        .correlate(this)
+        .scalar_subquery()
+    )
+    placed = (
+        select(
+            this.id.label("inbound_id"),
+            this.conversation_id,
+            this.sent_at,
+            this.received_at,
+            previous_id.label("previous_id"),
+        )
+        .where(this.id.in_(inbound_ids))
+        .subquery()
+    )
+    first = placed.c.previous_id.is_(None)
+    went_out = func.coalesce(OutboxMessage.accepted_at, OutboxMessage.sent_at, OutboxMessage.created_at)
+    business = and_(
+        OutboxMessage.origin == ORIGIN_API,
+        # Accepted by Meta: a message still queued, refused or lost has not reached the customer.
+        or_(OutboxMessage.wamid.is_not(None), OutboxMessage.sent_at.is_not(None)),
+        OutboxMessage.state != states.FAILED,
+        or_(first, went_out >= previous.sent_at, went_out >= previous.received_at),
+    )
+    agent_reply = and_(
+        OutboxMessage.origin == ORIGIN_AGENT,
+        or_(
+            first,
+            OutboxMessage.created_at >= previous.sent_at,
+            OutboxMessage.created_at >= previous.received_at,
+        ),
+    )
+    query = (
+        select(
+            placed.c.inbound_id,
+            placed.c.sent_at,
+            placed.c.received_at,
+            previous.sent_at,
+            previous.received_at,
+            OutboxMessage,
+        )
+        .select_from(placed)
+        .outerjoin(previous, previous.id == placed.c.previous_id)
+        .join(OutboxMessage, OutboxMessage.conversation_id == placed.c.conversation_id)
+        # Nothing created after we received the message can have come before it.
+        .where(OutboxMessage.created_at < placed.c.received_at, or_(business, agent_reply))
+    )
+    near: dict[int, tuple[datetime | None, datetime, list[OutboxMessage]]] = {}
+    for row in session.execute(query):
+        inbound_id, sent_at, received_at, previous_sent_at, previous_received_at, message = row
+        if inbound_id not in near:
+            since = None
+            if previous_sent_at is not None:
+                since = _written_by(previous_sent_at, previous_received_at)
+            near[inbound_id] = (since, _written_by(sent_at, received_at), [])
+        near[inbound_id][2].append(message)
+    return near
+
+
+def _unanswered_business(
+    messages: list[OutboxMessage], since: datetime | None, before: datetime
+) -> list[OutboxMessage]:
+    """The business messages out in [since, before) and after the last agent reply created by then."""
+    replied = [message.created_at for message in messages if message.origin == ORIGIN_AGENT]
+    last_reply = max((moment for moment in replied if moment < before), default=None)
+    claims = [
+        message
+        for message in messages
+        if message.origin == ORIGIN_API
+        and (since is None or went_out_at(message) >= since)
+        and went_out_at(message) < before
+        and (last_reply is None or went_out_at(message) >= last_reply)
+    ]
+    return sorted(claims, key=lambda message: (went_out_at(message), message.id), reverse=True)
 
 
 class _Senders:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -13,6 +14,7 @@ from backend.database.models import (
     Batch,
     Contact,
     Conversation,
+    ConversationLabel,
     InboundMessage,
     OutboxMessage,
     StatusEvent,
@@ -22,10 +24,15 @@ from backend.domain import states
 from backend.domain.messages import preview_text
 from backend.domain.send_errors import error_reason
 from backend.domain.templates import TemplateCatalog
+from backend.domain.windows import CLOSING_WARNING_BEFORE
+from backend.inbox.labels import labels_of
+from backend.inbox.lifecycle import DEFAULT_LIST_STATUSES
+from backend.inbox.presence import live_viewers
+from backend.inbox.search import conversation_ids_matching
 
 VIEWS = ("mine", "unassigned", "all")
-WINDOWS = ("open", "closed")
-WORK_QUEUE = "work_queue"
+# closing: still open, closes within the hour (when the closing warning goes out).
+WINDOWS = ("open", "closed", "closing")
 MAX_EVIDENCE = 20
 
 
@@ -88,7 +95,13 @@ def _contact_resource(contact: Contact) -> dict[str, Any]:
 
 
 def _conversation_resource(
-    conversation: Conversation, contact: Contact, assignee: str | None, now: datetime
+    conversation: Conversation,
+    contact: Contact,
+    assignee: str | None,
+    now: datetime,
+    *,
+    labels: list[str],
+    viewers: list[dict[str, Any]],
 ) -> dict[str, Any]:
     return {
         "id": conversation.id,
@@ -98,7 +111,31 @@ def _conversation_resource(
         "unread": conversation.unread_count,
         "window_closes_at": iso(contact.window_closes_at),
         "window_open": _window_open(contact, now),
+        "status": conversation.status,
+        "snoozed_until": iso(conversation.snoozed_until),
+        "labels": labels,
+        "viewers": viewers,
     }
+
+
+def conversation_resources(
+    session: Session, rows: Sequence[tuple[Conversation, Contact, str | None]], now: datetime
+) -> list[dict[str, Any]]:
+    """The public form of these conversations, with their labels and live viewers (two queries)."""
+    conversation_ids = [conversation.id for conversation, _, _ in rows]
+    labels = labels_of(session, conversation_ids)
+    viewers = live_viewers(session, conversation_ids, now)
+    return [
+        _conversation_resource(
+            conversation,
+            contact,
+            assignee,
+            now,
+            labels=labels[conversation.id],
+            viewers=viewers[conversation.id],
+        )
+        for conversation, contact, assignee in rows
+    ]
 
 
 def _like_pattern(text: str) -> str:
@@ -116,8 +153,11 @@ def list_conversations(
     now: datetime,
     limit: int,
     offset: int,
+    statuses: tuple[str, ...] | None = DEFAULT_LIST_STATUSES,
+    label: str | None = None,
+    catalog: TemplateCatalog | None = None,
 ) -> Page:
-    """Conversations, most recent activity first, filtered by view, window and a search text."""
+    """Conversations, latest activity first, by view, status (None: any), label, window and search text."""
     query = (
         select(Conversation, Contact, User.name)
         .join(Contact, Contact.id == Conversation.contact_id)
@@ -127,19 +167,33 @@ def list_conversations(
         query = query.where(Conversation.assignee_id == user_id)
     elif view == "unassigned":
         query = query.where(Conversation.assignee_id.is_(None))
+    if statuses is not None:
+        query = query.where(Conversation.status.in_(statuses))
+    if label is not None:
+        query = query.where(
+            select(ConversationLabel.conversation_id)
+            .where(ConversationLabel.conversation_id == Conversation.id, ConversationLabel.label == label)
+            .exists()
+        )
     if window == "open":
         query = query.where(Contact.window_closes_at > now)
     elif window == "closed":
         query = query.where(or_(Contact.window_closes_at.is_(None), Contact.window_closes_at <= now))
-    if search:
-        pattern = _like_pattern(search.strip())
-        digits = "".join(ch for ch in search if ch.isdigit())
+    elif window == "closing":
+        query = query.where(
+            Contact.window_closes_at > now, Contact.window_closes_at <= now + CLOSING_WARNING_BEFORE
+        )
+    text = search.strip() if search else ""
+    if text:
+        pattern = _like_pattern(text)
+        digits = "".join(ch for ch in text if ch.isdigit())
         matches = [func.lower(Contact.profile_name).like(pattern, escape="\\")]
         matches.append(func.lower(Contact.number).like(pattern, escape="\\"))
         matches.append(func.lower(Contact.wa_id).like(pattern, escape="\\"))
-        if digits and digits != search.strip():
+        if digits and digits != text:
             # "+1 650 555" finds +16505551234: compare digits only as well.
             matches.append(Contact.wa_id.like(f"%{digits}%"))
+        matches.append(Conversation.id.in_(conversation_ids_matching(text)))
         query = query.where(or_(*matches))
     query = query.order_by(
         Conversation.last_message_at.is_(None),
@@ -147,17 +201,17 @@ def list_conversations(
         Conversation.id.desc(),
     )
     rows = session.execute(query.offset(offset).limit(limit + 1)).all()
-    page = rows[:limit]
-    latest = _latest_texts(session, [conversation.id for conversation, _, _ in page])
-    items = []
-    for conversation, contact, name in page:
-        item = _conversation_resource(conversation, contact, name, now)
-        item["last_message"] = latest.get(conversation.id)
-        items.append(item)
+    page = [(conversation, contact, name) for conversation, contact, name in rows[:limit]]
+    latest = _latest_texts(session, [conversation.id for conversation, _, _ in page], catalog)
+    items = conversation_resources(session, page, now)
+    for item in items:
+        item["last_message"] = latest.get(item["id"])
     return Page(items, len(rows) > limit)
 
 
-def _latest_texts(session: Session, conversation_ids: list[int]) -> dict[int, str | None]:
+def _latest_texts(
+    session: Session, conversation_ids: list[int], catalog: TemplateCatalog | None
+) -> dict[int, str | None]:
     """The text of each conversation's latest message, inbound or outbound (four queries a page)."""
     if not conversation_ids:
         return {}
@@ -184,13 +238,15 @@ def _latest_texts(session: Session, conversation_ids: list[int]) -> dict[int, st
         if known is None or outbound.created_at > known[0]:
             candidates[outbound.conversation_id] = (
                 outbound.created_at,
-                preview_text(outbound.kind, outbound.payload),
+                preview_text(outbound.kind, outbound.payload, catalog),
             )
     return {conversation_id: text for conversation_id, (_, text) in candidates.items()}
 
 
-def conversation_detail(session: Session, conversation_id: int, now: datetime) -> dict[str, Any] | None:
-    """One conversation with its contact, assignee and window, or None."""
+def conversation_detail(
+    session: Session, conversation_id: int, now: datetime, catalog: TemplateCatalog | None = None
+) -> dict[str, Any] | None:
+    """One conversation with its contact, assignee, window and latest message, or None."""
     row = session.execute(
         select(Conversation, Contact, User.name)
         .join(Contact, Contact.id == Conversation.contact_id)
@@ -200,121 +256,15 @@ def conversation_detail(session: Session, conversation_id: int, now: datetime) -
     if row is None:
         return None
     conversation, contact, name = row
-    return _conversation_resource(conversation, contact, name, now)
+    detail = conversation_resources(session, [(conversation, contact, name)], now)[0]
+    # As in the list, so a desk updating one row live shows the same preview a reload would.
+    detail["last_message"] = _latest_texts(session, [conversation_id], catalog).get(conversation_id)
+    return detail
 
 
-def inbound_resource(row: InboundMessage) -> dict[str, Any]:
-    """The public form of an inbound message."""
-    return {
-        "direction": "inbound",
-        "wamid": row.wamid,
-        "type": row.type,
-        "text": row.text if row.text is not None else row.caption,
-        "choice": row.choice_id,
-        "choice_title": row.choice_title,
-        "context_id": row.context_id,
-        "attributed": row.placement != WORK_QUEUE,
-        "placement": row.placement,
-        "reaction": row.reaction_emoji,
-        "received_at": iso(row.received_at),
-    }
-
-
-def _outbound_item(
-    row: OutboxMessage, replies: list[dict[str, Any]], catalog: TemplateCatalog | None
-) -> dict[str, Any]:
-    item = message_resource(row)
-    item.update(
-        {
-            "direction": "outbound",
-            "kind": row.kind,
-            "body": preview_text(row.kind, row.payload, catalog),
-            "replies": replies,
-        }
-    )
-    return {"direction": "outbound", **item}
-
-
-def thread(
-    session: Session,
-    conversation_id: int,
-    *,
-    limit: int,
-    offset: int,
-    catalog: TemplateCatalog | None = None,
+def supervisor_queue(
+    session: Session, *, now: datetime, limit: int, offset: int, catalog: TemplateCatalog | None = None
 ) -> Page:
-    """The conversation in time order: outbound messages with their replies, other inbound at the top."""
-    outbound_times = session.execute(
-        select(OutboxMessage.id, OutboxMessage.created_at).where(
-            OutboxMessage.conversation_id == conversation_id
-        )
-    ).all()
-    inbound_times = session.execute(
-        select(InboundMessage.id, InboundMessage.received_at).where(
-            InboundMessage.conversation_id == conversation_id,
-            InboundMessage.reply_to_message_id.is_(None),
-        )
-    ).all()
-    ordered = sorted(
-        [(at, 0, row_id) for row_id, at in outbound_times] + [(at, 1, row_id) for row_id, at in inbound_times]
-    )
-    window = ordered[offset : offset + limit]
-    outbound_ids = [row_id for _, kind, row_id in window if kind == 0]
-    inbound_ids = [row_id for _, kind, row_id in window if kind == 1]
-    outbound = {
-        row.id: row
-        for row in session.scalars(select(OutboxMessage).where(OutboxMessage.id.in_(outbound_ids)))
-    }
-    inbound = {
-        row.id: row
-        for row in session.scalars(select(InboundMessage).where(InboundMessage.id.in_(inbound_ids)))
-    }
-    replies: dict[int, list[dict[str, Any]]] = {row_id: [] for row_id in outbound_ids}
-    if outbound_ids:
-        reply_rows = session.scalars(
-            select(InboundMessage)
-            .where(InboundMessage.reply_to_message_id.in_(outbound_ids))
-            .order_by(InboundMessage.received_at, InboundMessage.id)
-        )
-        for reply in reply_rows:
-            assert reply.reply_to_message_id is not None
-            replies[reply.reply_to_message_id].append(inbound_resource(reply))
-    items = [
-        _outbound_item(outbound[row_id], replies[row_id], catalog)
-        if kind == 0
-        else inbound_resource(inbound[row_id])
-        for _, kind, row_id in window
-    ]
-    return Page(items, len(ordered) > offset + limit)
-
-
-def work_queue(session: Session, *, limit: int, offset: int) -> Page:
-    """Inbound messages no one has attributed yet, oldest first."""
-    rows = session.execute(
-        select(InboundMessage, Contact)
-        .join(Contact, Contact.id == InboundMessage.contact_id)
-        .where(InboundMessage.placement == WORK_QUEUE)
-        .order_by(InboundMessage.received_at, InboundMessage.id)
-        .offset(offset)
-        .limit(limit + 1)
-    ).all()
-    items = [
-        {
-            "wamid": inbound.wamid,
-            "conversation_id": inbound.conversation_id,
-            "from": contact.number or contact.wa_id or contact.user_id,
-            "name": contact.profile_name,
-            "type": inbound.type,
-            "text": inbound.text if inbound.text is not None else inbound.caption,
-            "context_id": inbound.context_id,
-            "received_at": iso(inbound.received_at),
-        }
-        for inbound, contact in rows[:limit]
-    ]
-    return Page(items, len(rows) > limit)
-
-
-def supervisor_queue(session: Session, *, now: datetime, limit: int, offset: int) -> Page:
     """Rows a person must decide on: unknown, held, and `sending` past its lease; with evidence."""
     stuck_sending = and_(
         OutboxMessage.state == states.SENDING,
@@ -372,7 +322,7 @@ def supervisor_queue(session: Session, *, now: datetime, limit: int, offset: int
     items = []
     for row in page:
         item = message_resource(row)
-        item["body"] = preview_text(row.kind, row.payload)
+        item["body"] = preview_text(row.kind, row.payload, catalog)
         item["name"] = names.get(row.conversation_id) if row.conversation_id is not None else None
         reason = row.state
         if row.state == states.SENDING:

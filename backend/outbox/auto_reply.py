@@ -9,10 +9,11 @@ from sqlalchemy.orm import Session
 
 from backend.database.models import Contact, Conversation
 from backend.domain.messages import MessageError
+from backend.domain.origins import ORIGIN_AUTO
 from backend.domain.templates import TemplateCatalog
 from backend.domain.webhook_events import InboundMessageEvent
 from backend.domain.windows import within_business_hours
-from backend.outbox.enqueue import ORIGIN_AUTO, MessageRequest, enqueue
+from backend.outbox.enqueue import MessageRequest, enqueue
 from backend.settings import Settings
 
 log = logging.getLogger(__name__)

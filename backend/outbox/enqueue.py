@@ -22,15 +22,11 @@ from backend.domain.messages import (
     check_dedupe_key,
     check_message,
 )
+from backend.domain.origins import ORIGIN_API
 from backend.domain.templates import TemplateCatalog
 from backend.inbox.contacts import contact_for_number, conversation_for
 from backend.journal import journal
 from backend.settings import Settings
-
-# Who made a message: a business event through the API, an agent in a conversation, the away message.
-ORIGIN_API = "api"
-ORIGIN_AGENT = "agent"
-ORIGIN_AUTO = "auto"
 
 
 @dataclass(frozen=True)

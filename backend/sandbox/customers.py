@@ -39,15 +39,15 @@ OPENERS: Final = (
     "Thanks for the quick help yesterday!",
     "¿Hacen envíos internacionales?",
 )
+# What a customer says back to an answer: short, so a chat comes to a natural end.
 ANSWERS: Final = (
     "Thanks!",
-    "Great, thank you 🙏",
-    "Can you tell me more?",
+    "Great, thank you 😊",
     "That works for me.",
-    "Sorry, what do you mean?",
-    "Perfect, see you then.",
+    "Perfect, thanks a lot!",
+    "OK, good to know.",
 )
-REACTIONS: Final = ("👍", "❤️", "😂", "🙏")
+REACTIONS: Final = ("❤️", "😂", "😊", "😮")
 
 
 def _tiny_png() -> bytes:
@@ -113,11 +113,43 @@ class SimulatedCustomers:
         self._new_media_id = new_media_id
         self._task: asyncio.Task[None] | None = None
         self._timers: set[asyncio.TimerHandle] = set()
+        # Each simulated customer gets a name of their own, so an inbox never shows two Lucases.
+        self._names = {number: NAMES[index % len(NAMES)] for index, number in enumerate(self.numbers)}
+        # Customers someone else speaks for (a demo's story, a test) through the control API.
+        self._scripted: set[str] = set()
+        # Loop time of each customer's last message either way: one chat at a time per customer.
+        self._last_active: dict[str, float] = {}
 
     @property
     def enabled(self) -> bool:
         """Only with --customers N."""
         return self.settings.count > 0
+
+    def name_of(self, e164: str) -> str:
+        """The profile name a customer writes under."""
+        return self._names.get(e164) or name_for(e164.lstrip("+"))
+
+    def add_customer(self, e164: str, name: str, *, scripted: bool) -> None:
+        """Give a number a profile name; a scripted customer only writes when told to."""
+        self._names[e164] = name
+        if scripted:
+            self._scripted.add(e164)
+        else:
+            self._scripted.discard(e164)
+
+    def known_customers(self) -> list[dict[str, Any]]:
+        """Every named customer, as the control API reports them."""
+        return [
+            {"number": number, "name": name, "scripted": number in self._scripted}
+            for number, name in self._names.items()
+        ]
+
+    def image_fields(self, caption: str | None) -> dict[str, Any]:
+        """An inbound image message's fields: the sandbox's PNG under a fresh media id."""
+        image: dict[str, Any] = {"mime_type": "image/png", "sha256": IMAGE_SHA256, "id": self._new_media_id()}
+        if caption:
+            image["caption"] = caption
+        return {"type": "image", "image": image}
 
     def start(self) -> None:
         """Begin writing first, now and then."""
@@ -134,19 +166,33 @@ class SimulatedCustomers:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
 
+    def _is_idle(self, number: str, now: float) -> bool:
+        last = self._last_active.get(number)
+        return last is None or now - last >= self.settings.interval_seconds
+
     async def _write_first(self) -> None:
         mean_gap = max(0.05, self.settings.interval_seconds / max(1, len(self.numbers)))
+        loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(self._rng.expovariate(1.0 / mean_gap))
-            number = self._rng.choice(self.numbers)
+            now = loop.time()
+            # Someone in the middle of a chat does not start another topic.
+            idle = [n for n in self.numbers if n not in self._scripted and self._is_idle(n, now)]
+            if not idle:
+                continue
+            number = self._rng.choice(idle)
+            self._last_active[number] = now
             self._send_inbound(number, {"type": "text", "text": {"body": self._rng.choice(OPENERS)}}, None)
 
     def message_read(self, request: SendRequest, wamid: str, read_after: float) -> None:
         """The customer read our message `read_after` seconds from now; maybe they answer."""
-        if not self.enabled or self._rng.random() >= self.settings.reply_rate:
+        if not self.enabled or request.e164 in self._scripted:
+            return
+        loop = asyncio.get_running_loop()
+        self._last_active[request.e164] = loop.time() + read_after
+        if self._rng.random() >= self.settings.reply_rate:
             return
         delay = read_after + self.settings.think_seconds * self._rng.uniform(0.5, 1.5)
-        loop = asyncio.get_running_loop()
         if len(self._timers) > 1000:
             now = loop.time()
             self._timers = {timer for timer in self._timers if timer.when() > now}
@@ -155,11 +201,19 @@ class SimulatedCustomers:
     def _answer(self, request: SendRequest, wamid: str) -> None:
         rng = self._rng
         content = request.content
-        if request.message_type == "template" and request.template_buttons and rng.random() < 0.7:
-            index = rng.randrange(len(request.template_buttons))
-            text = request.template_buttons[index]
-            button = {"payload": request.button_payloads.get(index, text), "text": text}
-            self._send_inbound(request.e164, {"type": "button", "button": button}, wamid)
+        self._last_active[request.e164] = asyncio.get_running_loop().time()
+        if request.message_type == "template":
+            # A template is a business message: the customer answers it by its button or by quoting
+            # it, so nobody has to guess which message they mean.
+            if request.template_buttons and rng.random() < 0.7:
+                index = rng.randrange(len(request.template_buttons))
+                text = request.template_buttons[index]
+                button = {"payload": request.button_payloads.get(index, text), "text": text}
+                self._send_inbound(request.e164, {"type": "button", "button": button}, wamid)
+            else:
+                self._send_inbound(
+                    request.e164, {"type": "text", "text": {"body": rng.choice(ANSWERS)}}, wamid
+                )
             return
         if request.message_type == "interactive" and content.get("type") == "button":
             choice = rng.choice(content["action"]["buttons"])["reply"]
@@ -175,16 +229,12 @@ class SimulatedCustomers:
             reply = {"type": "list_reply", "list_reply": picked}
             self._send_inbound(request.e164, {"type": "interactive", "interactive": reply}, wamid)
             return
+        # Anything else reads as chat: people answer it plainly, by quoting it, or with a reaction.
         roll = rng.random()
-        if roll < 0.35:
+        if roll < 0.4:
             self._send_inbound(request.e164, {"type": "text", "text": {"body": rng.choice(ANSWERS)}}, wamid)
-        elif roll < 0.7:
-            self._send_inbound(request.e164, {"type": "text", "text": {"body": rng.choice(ANSWERS)}}, None)
         elif roll < 0.85:
-            image = {"mime_type": "image/png", "sha256": IMAGE_SHA256, "id": self._new_media_id()}
-            if rng.random() < 0.5:
-                image["caption"] = "Here's a photo"
-            self._send_inbound(request.e164, {"type": "image", "image": image}, None)
+            self._send_inbound(request.e164, {"type": "text", "text": {"body": rng.choice(ANSWERS)}}, None)
         else:
             reaction = {"message_id": wamid, "emoji": rng.choice(REACTIONS)}
             self._send_inbound(request.e164, {"type": "reaction", "reaction": reaction}, None)

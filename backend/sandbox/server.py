@@ -28,7 +28,6 @@ from backend.sandbox.customers import (
     IMAGE_SHA256,
     CustomerSettings,
     SimulatedCustomers,
-    name_for,
 )
 from backend.sandbox.faults import FaultError, Faults
 from backend.sandbox.graph import (
@@ -59,6 +58,9 @@ T = TypeVar("T")
 SEND_PATH: Final = re.compile(r"^/(v\d+(?:\.\d+)?)/([^/]+)/messages/?$")
 MEDIA_PATH: Final = re.compile(r"^/(v\d+(?:\.\d+)?)/(\d+)/?$")
 MAX_REMEMBERED_BUTTONS: Final = 100_000
+MAX_PROFILE_NAME_LENGTH: Final = 100
+# What `POST /_sandbox/inbound` can make a customer send (exactly one per call).
+INBOUND_KINDS: Final = ("text", "button_payload", "interactive_reply_id", "image", "reaction")
 OUTGOING_MARK: Final = b"\x15\x02\x00\x11\x18\x12"
 INCOMING_MARK: Final = b"\x15\x02\x00\x12\x18\x14"
 PROXY_502: Final = (
@@ -367,6 +369,11 @@ class Sandbox:
             lambda: self._deliver_inbound(e164, {"type": "text", "text": {"body": text}}, context_id)
         )
 
+    def add_customer(self, number: str, name: str, *, scripted: bool = True) -> None:
+        """Name a customer; a scripted one writes only through the control API (as the control API does)."""
+        e164 = normalize_number(number)
+        self._call(lambda: self._customers.add_customer(e164, name, scripted=scripted))
+
     def _call(self, function: Callable[[], T]) -> T:
         loop = self._loop
         if loop is None:
@@ -620,7 +627,7 @@ class Sandbox:
         if context_id is not None:
             message["context"] = {"from": self.config.display_phone_number, "id": context_id}
         message.update(fields_)
-        contact = {"profile": {"name": name_for(wa_id)}, "wa_id": wa_id}
+        contact = {"profile": {"name": self._customers.name_of(e164)}, "wa_id": wa_id}
         self._emitter.schedule(Event("message", message, contact), 0.0)
         self._counts["inbound"] += 1
         return wamid
@@ -656,9 +663,19 @@ class Sandbox:
                 return _control_error(400, "invalid_fault", str(error))
         if path == "/_sandbox/inbound" and method == "POST":
             return self._control_inbound(request)
+        if path == "/_sandbox/customers" and method == "GET":
+            return _json(200, {"customers": self._customers.known_customers()})
+        if path == "/_sandbox/customers" and method == "POST":
+            return self._control_customer(request)
         if path.startswith("/_sandbox/media/") and method == "GET":
             return Response(200, IMAGE_BYTES, "image/png")
-        if path in {"/_sandbox/ledger", "/_sandbox/stats", "/_sandbox/faults", "/_sandbox/inbound"}:
+        if path in {
+            "/_sandbox/ledger",
+            "/_sandbox/stats",
+            "/_sandbox/faults",
+            "/_sandbox/inbound",
+            "/_sandbox/customers",
+        }:
             return _control_error(405, "method_not_allowed", f"{method} is not allowed on {path}")
         return _control_error(404, "not_found", f"no control endpoint {path}")
 
@@ -693,14 +710,27 @@ class Sandbox:
         context_id = payload.get("context_id")
         if context_id is not None and not isinstance(context_id, str):
             return _control_error(400, "invalid_inbound", "context_id must be a wamid")
-        kinds = [key for key in ("text", "button_payload", "interactive_reply_id") if key in payload]
+        kinds = [key for key in INBOUND_KINDS if key in payload]
         if len(kinds) != 1 or not isinstance(payload[kinds[0]], str):
             return _control_error(
-                400, "invalid_inbound", "give exactly one of text, button_payload or interactive_reply_id"
+                400,
+                "invalid_inbound",
+                "give exactly one of text, button_payload, interactive_reply_id, image or reaction",
             )
         value: str = payload[kinds[0]]
+        if kinds[0] == "reaction":
+            # A reaction names the message it is on; it quotes nothing.
+            if context_id is None or not value:
+                return _control_error(
+                    400, "invalid_inbound", "a reaction needs an emoji and context_id (the message it is on)"
+                )
+            reaction = {"message_id": context_id, "emoji": value}
+            wamid = self._deliver_inbound(e164, {"type": "reaction", "reaction": reaction}, None)
+            return _json(200, {"wamid": wamid})
         if kinds[0] == "text":
             message: dict[str, Any] = {"type": "text", "text": {"body": value}}
+        elif kinds[0] == "image":
+            message = self._customers.image_fields(value or None)
         elif kinds[0] == "button_payload":
             message = {"type": "button", "button": {"payload": value, "text": value}}
         else:
@@ -710,6 +740,26 @@ class Sandbox:
                 "interactive": {"type": "button_reply", "button_reply": {"id": value, "title": title}},
             }
         return _json(200, {"wamid": self._deliver_inbound(e164, message, context_id)})
+
+    def _control_customer(self, request: Request) -> Response:
+        payload = self._control_json(request)
+        if not isinstance(payload, dict):
+            return _control_error(400, "invalid_json", "send a JSON object")
+        number, name, scripted = payload.get("number"), payload.get("name"), payload.get("scripted", True)
+        if not isinstance(number, str):
+            return _control_error(400, "invalid_customer", "number (the customer's phone number) is required")
+        if not isinstance(name, str) or not 1 <= len(name.strip()) <= MAX_PROFILE_NAME_LENGTH:
+            return _control_error(
+                400, "invalid_customer", f"name must be 1 to {MAX_PROFILE_NAME_LENGTH} characters"
+            )
+        if not isinstance(scripted, bool):
+            return _control_error(400, "invalid_customer", "scripted must be true or false")
+        try:
+            e164 = normalize_number(number)
+        except InvalidNumberError as error:
+            return _control_error(400, "invalid_number", str(error))
+        self._customers.add_customer(e164, name.strip(), scripted=scripted)
+        return _json(200, {"number": e164, "name": name.strip(), "scripted": scripted})
 
     def _stats(self) -> dict[str, Any]:
         webhooks = self._emitter.stats

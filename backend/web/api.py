@@ -5,7 +5,16 @@ from __future__ import annotations
 from flask import Blueprint, Flask, Response, jsonify, request
 from werkzeug.routing import IntegerConverter, Map, ValidationError
 
-from backend.web import conversations_api, events_api, messages_api, metrics_api, supervisor_api
+from backend.web import (
+    canned_api,
+    conversation_tools_api,
+    conversations_api,
+    events_api,
+    messages_api,
+    metrics_api,
+    search_api,
+    supervisor_api,
+)
 from backend.web.common import require_token
 from backend.web.context import MAX_REQUEST_BYTES
 from backend.web.errors import ApiError
@@ -61,4 +70,7 @@ def register_api(app: Flask) -> None:
     app.before_request(_refuse_nul_characters)
     for module in (messages_api, supervisor_api, events_api, conversations_api, metrics_api):
         module.register(app)
+    conversation_tools_api.register(app)
+    canned_api.register(app)
+    search_api.register(app)
     app.register_blueprint(openapi_blueprint)

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify, request
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from backend.database.models import Contact, Conversation, InboundMessage, User
-from backend.inbox import queries
+from backend.database.models import Contact, Conversation, InboundMessage, OutboxMessage, User
+from backend.domain.origins import ORIGIN_AGENT
+from backend.inbox import queries, threads
 from backend.inbox.attribution import AttributionError, attribute_inbound
+from backend.inbox.collision import sent_by_others_since
+from backend.inbox.labels import MAX_LABEL_LENGTH
+from backend.inbox.lifecycle import StatusError, parse_status_filter
 from backend.journal import journal
-from backend.outbox.enqueue import ORIGIN_AGENT
 from backend.web import idempotency
 from backend.web.common import (
     caller,
@@ -21,6 +25,7 @@ from backend.web.common import (
     json_object,
     now,
     page_limit,
+    parse_time,
     query_choice,
     require_token,
     templates,
@@ -56,9 +61,18 @@ def get_me() -> Response:
 
 @blueprint.get("/conversations")
 def list_conversations() -> Response:
-    """Conversations by view (mine, unassigned, all), window (open, closed) and search text."""
+    """Conversations by view, status (default open,pending), label, window and search text."""
     view = query_choice("view", queries.VIEWS, "all")
     window = query_choice("window", queries.WINDOWS, None)
+    try:
+        statuses = parse_status_filter(request.args.get("status"))
+    except StatusError as error:
+        raise ApiError(400, "invalid_parameter", str(error)) from None
+    label = request.args.get("label") or None
+    if label is not None:
+        label = label.strip()
+        if not 1 <= len(label) <= MAX_LABEL_LENGTH:
+            raise ApiError(400, "invalid_parameter", f"label is 1 to {MAX_LABEL_LENGTH} characters.")
     search = request.args.get("q") or None
     if search is not None and len(search) > MAX_SEARCH_LENGTH:
         raise ApiError(400, "invalid_parameter", f"q is limited to {MAX_SEARCH_LENGTH} characters.")
@@ -74,13 +88,16 @@ def list_conversations() -> Response:
             now=now(),
             limit=limit,
             offset=offset,
+            statuses=statuses,
+            label=label,
+            catalog=templates(),
         )
     return _page("conversations", page, offset)
 
 
 def _conversation_or_404(conversation_id: int) -> dict[str, Any]:
     with web_context().database.reader() as session:
-        detail = queries.conversation_detail(session, conversation_id, now())
+        detail = queries.conversation_detail(session, conversation_id, now(), templates())
     if detail is None:
         raise ApiError(404, "not_found", "There is no conversation with this id.")
     return detail
@@ -94,12 +111,15 @@ def get_conversation(conversation_id: int) -> Response:
 
 @blueprint.get("/conversations/<id:conversation_id>/thread")
 def get_thread(conversation_id: int) -> Response:
-    """The conversation's messages in time order, replies nested under the message they answer."""
-    _conversation_or_404(conversation_id)
+    """The conversation's messages and notes in time order, replies nested, and who views it now."""
     limit, offset = page_limit(), _offset()
     with web_context().database.reader() as session:
-        page = queries.thread(session, conversation_id, limit=limit, offset=offset, catalog=templates())
-    return _page("messages", page, offset)
+        detail = queries.conversation_detail(session, conversation_id, now(), templates())
+        if detail is None:
+            raise ApiError(404, "not_found", "There is no conversation with this id.")
+        page = threads.thread(session, conversation_id, limit=limit, offset=offset, catalog=templates())
+    next_cursor = encode_cursor({"o": offset + len(page.items)}) if page.has_more else None
+    return jsonify({"messages": page.items, "next_cursor": next_cursor, "viewers": detail["viewers"]})
 
 
 @blueprint.post("/conversations/<id:conversation_id>/assign")
@@ -160,12 +180,28 @@ def mark_read(conversation_id: int) -> Response:
     return jsonify(_conversation_or_404(conversation_id))
 
 
+def _collision_check(body: dict[str, Any]) -> datetime | None:
+    """The reply's `seen_up_to`, or None when it is not given or `force` is true."""
+    force = body.get("force", False)
+    if not isinstance(force, bool):
+        raise ApiError(400, "invalid_message", "force must be true or false.")
+    seen_up_to = body.get("seen_up_to")
+    if seen_up_to is None:
+        return None
+    try:
+        moment = parse_time("seen_up_to", seen_up_to)
+    except OverflowError:  # a time near year 1 or 9999 that has no UTC form
+        raise ApiError(400, "invalid_message", "seen_up_to is out of range.") from None
+    return None if force else moment
+
+
 @blueprint.post("/conversations/<id:conversation_id>/reply")
 def reply(conversation_id: int) -> Response:
     """Reply in the conversation: text while the window is open, a template at any time."""
     user = caller()
     key = idempotency.check_key(request.headers.get("Idempotency-Key"))
     body = json_object()
+    seen_up_to = _collision_check(body)
     moment = now()
 
     def answer(session: Session) -> idempotency.Answer:
@@ -181,6 +217,24 @@ def reply(conversation_id: int) -> Response:
         contact = found[1]
         if not contact.number:
             raise ApiError(409, "no_recipient", "This contact has no phone number to reply to.")
+        # Collision control: a reply written before someone else's newer message is stopped (409
+        # conversation_changed) unless forced. Checked under the key, and never for a reply already
+        # queued under it, so a retry of an accepted reply replays whatever was sent since.
+        if (
+            seen_up_to is not None
+            and session.scalar(select(OutboxMessage.id).where(OutboxMessage.dedupe_key == key)) is None
+        ):
+            changed = sent_by_others_since(
+                session, conversation_id, user_id=user.id, seen_up_to=seen_up_to, catalog=templates()
+            )
+            if changed:
+                raise ApiError(
+                    409,
+                    "conversation_changed",
+                    "Someone else replied in this conversation since you last looked; "
+                    'read their messages, then send again (or with "force": true).',
+                    messages=changed,
+                )
         window_open = contact.window_closes_at is not None and contact.window_closes_at > moment
         body_for_request = dict(body)
         # A reply answers the customer's latest message while the window is open; after it closes,
@@ -226,7 +280,7 @@ def get_work_queue() -> Response:
     """Inbound messages not yet attributed to a message or a new topic, oldest first."""
     limit, offset = page_limit(), _offset()
     with web_context().database.reader() as session:
-        page = queries.work_queue(session, limit=limit, offset=offset)
+        page = threads.work_queue(session, limit=limit, offset=offset, catalog=templates())
     return _page("items", page, offset)
 
 
@@ -253,7 +307,7 @@ def attribute(wamid: str) -> Response:
                 user_id=user.id,
                 now=now(),
             )
-            answer = queries.inbound_resource(inbound)
+            answer = threads.inbound_resource(inbound)
     except AttributionError as error:
         status = 404 if error.code == "not_found" else 400
         raise ApiError(status, error.code, error.message) from None

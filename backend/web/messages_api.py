@@ -17,9 +17,10 @@ from backend.domain.messages import (
     MessageError,
     TemplateRequest,
 )
+from backend.domain.origins import ORIGIN_API
 from backend.idempotency import MAX_KEY_LENGTH
 from backend.inbox.queries import batch_progress, message_by_key, message_resource
-from backend.outbox.enqueue import ORIGIN_API, MessageRequest, check_request, enqueue
+from backend.outbox.enqueue import MessageRequest, check_request, enqueue
 from backend.web import idempotency
 from backend.web.common import caller, json_object, now, parse_time, require_token, templates
 from backend.web.context import web_context

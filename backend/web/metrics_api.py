@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from backend import counters
 from backend.database.models import InboundMessage, OutboxMessage
 from backend.domain import states
-from backend.inbox.queries import WORK_QUEUE
+from backend.inbox.inbound import WORK_QUEUE
 from backend.web.common import now, require_token, templates
 from backend.web.context import web_context
 
@@ -40,7 +40,8 @@ def collect(session: Session, moment: datetime) -> dict[str, Any]:
         .select_from(OutboxMessage)
         .where(OutboxMessage.state == states.SENDING, OutboxMessage.updated_at < moment - SENDING_TOO_LONG)
     )
-    unattributed = session.scalar(
+    # Work items only: plain chat and replies need no one to place them.
+    work_items = session.scalar(
         select(func.count()).select_from(InboundMessage).where(InboundMessage.placement == WORK_QUEUE)
     )
     pairs = session.execute(
@@ -61,7 +62,7 @@ def collect(session: Session, moment: datetime) -> dict[str, Any]:
         "sending_over_1m": int(sending_over or 0),
         "dedupe_rejections": counters.read(session, counters.DEDUPE_REJECTIONS),
         "duplicate_webhooks": counters.read(session, counters.DUPLICATE_WEBHOOKS),
-        "unattributed_inbound": int(unattributed or 0),
+        "unattributed_inbound": int(work_items or 0),
         "sent_to_delivered_seconds": {"p50": percentile(gaps, 0.5), "p95": percentile(gaps, 0.95)},
         "queue_depth": depth,
         "webhook_parse_failures": counters.read(session, counters.WEBHOOK_PARSE_FAILURES),

@@ -6,6 +6,9 @@ from typing import Any
 
 from backend.domain.send_errors import ErrorReason
 from backend.domain.states import ALL_STATES
+from backend.inbox.canned import MAX_TEXT_LENGTH as MAX_CANNED_TEXT_LENGTH
+from backend.inbox.canned import MAX_TITLE_LENGTH as MAX_CANNED_TITLE_LENGTH
+from backend.inbox.search import MAX_QUERY_LENGTH
 
 Schema = dict[str, Any]
 
@@ -23,6 +26,10 @@ _NULLABLE_TIME = _nullable(_TIME)
 _STRING = {"type": "string"}
 _NULLABLE_STRING = _nullable(_STRING)
 _INTEGER = {"type": "integer"}
+_BOOLEAN = {"type": "boolean"}
+_STRINGS = {"type": "array", "items": _STRING}
+_STATUSES = ["open", "pending", "resolved", "snoozed"]
+_PLACEMENTS = ["reply", "work_queue", "conversation", "linked", "new_topic"]
 
 
 def _object(properties: dict[str, Schema], required: list[str] | None = None) -> Schema:
@@ -155,8 +162,17 @@ def _schemas() -> dict[str, Schema]:
             "choice": _NULLABLE_STRING,
             "choice_title": _NULLABLE_STRING,
             "context_id": _NULLABLE_STRING,
-            "attributed": {"type": "boolean"},
-            "placement": _STRING,
+            "attributed": {
+                **_BOOLEAN,
+                "description": "False while the message waits in the work queue (placement work_queue).",
+            },
+            "placement": {
+                "type": "string",
+                "enum": _PLACEMENTS,
+                "description": "reply: quotes one of our messages (nested under it); work_queue: nobody "
+                "can tell which business message it answers; conversation: chat in time order; "
+                "linked / new_topic: filed by an agent.",
+            },
             "reaction": _NULLABLE_STRING,
             "received_at": _TIME,
         },
@@ -187,11 +203,40 @@ def _schemas() -> dict[str, Schema]:
             "last_message_at": _NULLABLE_TIME,
             "unread": _INTEGER,
             "window_closes_at": _NULLABLE_TIME,
-            "window_open": {"type": "boolean"},
+            "window_open": _BOOLEAN,
             "last_message": _NULLABLE_STRING,
+            "status": {"type": "string", "enum": _STATUSES},
+            "snoozed_until": {**_NULLABLE_TIME, "description": "Set while the status is snoozed."},
+            "labels": {**_STRINGS, "description": "Sorted."},
+            "viewers": {"type": "array", "items": _ref("Viewer")},
         },
-        ["id", "contact", "assignee", "last_message_at", "unread", "window_closes_at"],
+        [
+            "id",
+            "contact",
+            "assignee",
+            "last_message_at",
+            "unread",
+            "window_closes_at",
+            "status",
+            "snoozed_until",
+            "labels",
+            "viewers",
+        ],
     )
+    note = _object(
+        {"id": _INTEGER, "author": _STRING, "text": _STRING, "created_at": _TIME},
+        ["id", "author", "text", "created_at"],
+    )
+    canned_fields: dict[str, Schema] = {
+        "shortcut": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,32}$"},
+        "title": {"type": "string", "minLength": 1, "maxLength": MAX_CANNED_TITLE_LENGTH},
+        "text": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_CANNED_TEXT_LENGTH,
+            "description": "{{name}} and {{number}} are filled from the contact.",
+        },
+    }
     state_counts = _object({state: _INTEGER for state in ALL_STATES})
     return {
         "Error": _object(
@@ -219,7 +264,39 @@ def _schemas() -> dict[str, Schema]:
                 "buttons": buttons,
                 "purpose": message_fields["purpose"],
                 "reply_to": message_fields["reply_to"],
+                "seen_up_to": {
+                    **_TIME,
+                    "description": "The time of the newest thread item the author had on screen: a "
+                    "message another user sent in the conversation after it refuses the reply with 409 "
+                    "conversation_changed.",
+                },
+                "force": {**_BOOLEAN, "description": "Send even if the conversation changed."},
             }
+        ),
+        "ConversationChanged": _object(
+            {
+                "error": _object(
+                    {
+                        "code": {"const": "conversation_changed"},
+                        "message": _STRING,
+                        "messages": {
+                            "type": "array",
+                            "items": {
+                                "allOf": [
+                                    _ref("Message"),
+                                    _object(
+                                        {"body": _STRING, "created_by": _NULLABLE_STRING},
+                                        ["body", "created_by"],
+                                    ),
+                                ]
+                            },
+                            "description": "The other users' messages sent after seen_up_to.",
+                        },
+                    },
+                    ["code", "message", "messages"],
+                )
+            },
+            ["error"],
         ),
         "SendError": _object(
             {
@@ -238,6 +315,58 @@ def _schemas() -> dict[str, Schema]:
         "InboundMessage": inbound,
         "OutboundMessage": outbound,
         "Conversation": conversation,
+        "Viewer": _object({"user": _STRING, "typing": _BOOLEAN, "since": _TIME}, ["user", "typing", "since"]),
+        "Note": note,
+        "NoteItem": {"allOf": [note, _object({"direction": {"const": "note"}}, ["direction"])]},
+        "StatusRequest": _object(
+            {
+                "status": {"type": "string", "enum": _STATUSES},
+                "until": {
+                    **_TIME,
+                    "description": "Required with snoozed (a future time), refused otherwise.",
+                },
+            },
+            ["status"],
+        ),
+        "Label": {"type": "string", "minLength": 1, "maxLength": 40},
+        "CannedReplyRequest": _object(canned_fields, list(canned_fields)),
+        "CannedReplyChange": {**_object(canned_fields), "minProperties": 1},
+        "CannedReply": _object(
+            {
+                "id": _INTEGER,
+                **canned_fields,
+                "updated_at": _TIME,
+                "filled": {
+                    **_STRING,
+                    "description": "The text filled for the contact of `conversation_id` (only with it).",
+                },
+            },
+            ["id", "shortcut", "title", "text", "updated_at"],
+        ),
+        "SearchResult": _object(
+            {
+                "conversation_id": _INTEGER,
+                "direction": {"type": "string", "enum": ["inbound", "outbound"]},
+                "wamid": {**_STRING, "description": "Inbound results."},
+                "key": {**_STRING, "description": "Outbound results."},
+                "text": {**_STRING, "description": "The message as the thread shows it."},
+                "at": {**_TIME, "description": "Received (inbound) or created (outbound)."},
+                "contact": _object(
+                    {"name": _NULLABLE_STRING, "number": _NULLABLE_STRING}, ["name", "number"]
+                ),
+            },
+            ["conversation_id", "direction", "text", "at", "contact"],
+        ),
+        "Candidate": _object(
+            {
+                "key": _STRING,
+                "wamid": _NULLABLE_STRING,
+                "purpose": _STRING,
+                "body": _STRING,
+                "sent_at": _NULLABLE_TIME,
+            },
+            ["key", "wamid", "purpose", "body", "sent_at"],
+        ),
         "Batch": _object(
             {"batch_id": _INTEGER, "client_ref": _STRING, "queued": _INTEGER, "duplicates": _INTEGER},
             ["batch_id", "client_ref", "queued", "duplicates"],
@@ -263,10 +392,19 @@ def _schemas() -> dict[str, Schema]:
                 "wamid": _STRING,
                 "conversation_id": _INTEGER,
                 "from": _NULLABLE_STRING,
+                "name": _NULLABLE_STRING,
+                "type": _STRING,
                 "text": _NULLABLE_STRING,
+                "context_id": _NULLABLE_STRING,
                 "received_at": _TIME,
+                "placement": {"const": "work_queue"},
+                "candidates": {
+                    "type": "array",
+                    "items": _ref("Candidate"),
+                    "description": "The business messages it may answer, newest first.",
+                },
             },
-            ["wamid", "conversation_id", "from", "text", "received_at"],
+            ["wamid", "conversation_id", "from", "text", "received_at", "placement", "candidates"],
         ),
         "SupervisorItem": {
             "allOf": [
@@ -354,6 +492,15 @@ def _events_responses() -> Schema:
     return answers
 
 
+def _reply_responses() -> Schema:
+    answers = _responses({202: ("Queued", _ref("Message"))}, [400, 401, 404, 409, 413, 422])
+    answers["409"] = {
+        "description": "window_closed, no_recipient, or conversation_changed (with the messages)",
+        "content": {"application/json": {"schema": {"anyOf": [_ref("Error"), _ref("ConversationChanged")]}}},
+    }
+    return answers
+
+
 def _operation(summary: str, responses: Schema, **extra: Any) -> Schema:
     operation: Schema = {"summary": summary, "responses": responses}
     operation.update(extra)
@@ -373,7 +520,27 @@ _ID = _path("id", {"type": "integer", "minimum": 1})
 
 def _paths() -> dict[str, Schema]:
     conversation_list = _list("conversations", _ref("Conversation"))
-    thread = _list("messages", {"anyOf": [_ref("OutboundMessage"), _ref("InboundMessage")]})
+    thread = _object(
+        {
+            "messages": {
+                "type": "array",
+                "items": {"anyOf": [_ref("OutboundMessage"), _ref("InboundMessage"), _ref("NoteItem")]},
+            },
+            "next_cursor": _NULLABLE_STRING,
+            "viewers": {"type": "array", "items": _ref("Viewer")},
+        },
+        ["messages", "next_cursor", "viewers"],
+    )
+    viewers = _object({"viewers": {"type": "array", "items": _ref("Viewer")}}, ["viewers"])
+    labels_in_use = _object(
+        {
+            "labels": {
+                "type": "array",
+                "items": _object({"name": _STRING, "count": _INTEGER}, ["name", "count"]),
+            }
+        },
+        ["labels"],
+    )
     public: Schema = {"security": []}
     return {
         "/healthz": {
@@ -461,7 +628,11 @@ def _paths() -> dict[str, Schema]:
                     "Waits up to `wait` seconds while nothing is new. When the server already holds as "
                     "many long-polls as it keeps slots for, it answers at once with what is there (an "
                     "empty page with the same `next` when nothing is new) and a Retry-After header: "
-                    "wait that many seconds before polling again."
+                    "wait that many seconds before polling again. Entries for the inbox's day: "
+                    "conversation.status_changed, presence.changed, note.added, "
+                    "conversation.labels_changed, canned_replies.changed ({}: reload them), and "
+                    "window.closing, whose data carries `assignee` (name or null) and `unanswered` (the "
+                    "customer's latest message is newer than our latest)."
                 ),
                 parameters=[
                     _query("after", {"type": "integer", "minimum": 0}, "The last seq seen."),
@@ -485,8 +656,24 @@ def _paths() -> dict[str, Schema]:
                 _responses({200: ("Conversations", conversation_list)}, [400, 401]),
                 parameters=[
                     _query("view", {"type": "string", "enum": ["mine", "unassigned", "all"]}, "Whose."),
-                    _query("window", {"type": "string", "enum": ["open", "closed"]}, "Service window."),
-                    _query("q", {"type": "string", "maxLength": 200}, "Matches name, number and wa_id."),
+                    _query(
+                        "status",
+                        {"type": "string", "default": "open,pending"},
+                        "Comma-separated statuses (open, pending, resolved, snoozed) or `all`.",
+                    ),
+                    _query(
+                        "label", {"type": "string", "maxLength": 40}, "Only conversations with this label."
+                    ),
+                    _query(
+                        "window",
+                        {"type": "string", "enum": ["open", "closed", "closing"]},
+                        "Service window; closing: still open, closes within the hour.",
+                    ),
+                    _query(
+                        "q",
+                        {"type": "string", "maxLength": 200},
+                        "Matches name, number and wa_id, and the words of messages (as /v1/search).",
+                    ),
                     *_PAGED,
                 ],
             )
@@ -500,9 +687,81 @@ def _paths() -> dict[str, Schema]:
         },
         "/v1/conversations/{id}/thread": {
             "get": _operation(
-                "Messages in time order, replies nested under the message they answer",
-                _responses({200: ("The thread", thread)}, [400, 401, 404]),
+                "Messages and notes in time order, replies nested under the message they answer",
+                _responses({200: ("The thread and who views it now", thread)}, [400, 401, 404]),
                 parameters=[_ID, *_PAGED],
+            )
+        },
+        "/v1/conversations/{id}/status": {
+            "post": _operation(
+                "Set the status: open, pending, resolved, or snoozed until a time",
+                _responses({200: ("The conversation", _ref("Conversation"))}, [400, 401, 404, 413]),
+                description=(
+                    "Any signed-in user may change it. 400 invalid_status for an unknown status, a "
+                    "missing, invalid or past `until` with snoozed, or `until` with another status. A new "
+                    "inbound message reopens resolved, pending and snoozed conversations; a snooze ends by "
+                    "itself. Journal: conversation.status_changed {conversation_id, status, snoozed_until, "
+                    "by, reason: user | customer_wrote | snooze_ended}."
+                ),
+                parameters=[_ID],
+                requestBody=_body(_ref("StatusRequest")),
+            )
+        },
+        "/v1/conversations/{id}/presence": {
+            "post": _operation(
+                "The caller views (and maybe types in) the conversation for 30 s, or leaves it",
+                _responses({200: ("Who views it now", viewers)}, [400, 401, 404, 413]),
+                description=(
+                    "Refresh about every 10 s while the conversation is on screen; `viewing: false` "
+                    "removes the caller. Journal: presence.changed {conversation_id, viewers} when the "
+                    "viewers or someone's typing change, or rows expire."
+                ),
+                parameters=[_ID],
+                requestBody=_body(
+                    _object(
+                        {"typing": {**_BOOLEAN, "default": False}, "viewing": {**_BOOLEAN, "default": True}}
+                    )
+                ),
+            )
+        },
+        "/v1/conversations/{id}/notes": {
+            "post": _operation(
+                "Add an internal note (never sent to WhatsApp)",
+                _responses({201: ("The note", _ref("Note"))}, [400, 401, 404, 413]),
+                description=(
+                    "Text 1 to 4,000 characters after trimming (400 invalid_note). `@name` of an enabled "
+                    "user mentions them. Journal: note.added {conversation_id, id, author, mentions}."
+                ),
+                parameters=[_ID],
+                requestBody=_body(
+                    _object({"text": {"type": "string", "minLength": 1, "maxLength": 4000}}, ["text"])
+                ),
+            )
+        },
+        "/v1/conversations/{id}/labels": {
+            "post": _operation(
+                "Add and remove labels",
+                _responses({200: ("The conversation", _ref("Conversation"))}, [400, 401, 404, 413]),
+                description=(
+                    "A label is 1 to 40 characters after trimming, without control characters (400 "
+                    "invalid_label); at most 20 per conversation (400 too_many_labels). Journal: "
+                    "conversation.labels_changed {conversation_id, labels, by}."
+                ),
+                parameters=[_ID],
+                requestBody=_body(
+                    _object(
+                        {
+                            "add": {"type": "array", "items": _ref("Label")},
+                            "remove": {"type": "array", "items": _ref("Label")},
+                        }
+                    )
+                ),
+            )
+        },
+        "/v1/labels": {
+            "get": _operation(
+                "The labels in use and how many conversations carry each",
+                _responses({200: ("Labels", labels_in_use)}, [401]),
             )
         },
         "/v1/conversations/{id}/assign": {
@@ -528,14 +787,19 @@ def _paths() -> dict[str, Schema]:
         "/v1/conversations/{id}/reply": {
             "post": _operation(
                 "Reply: text while the window is open (else 409 window_closed), a template always",
-                _responses({202: ("Queued", _ref("Message"))}, [400, 401, 404, 409, 413, 422]),
+                _reply_responses(),
+                description=(
+                    "With `seen_up_to`, a reply is refused with 409 conversation_changed (listing the "
+                    "messages) when another user sent a message in the conversation after that time, "
+                    'unless it carries "force": true. A refused reply releases its Idempotency-Key.'
+                ),
                 parameters=[_ID, _IDEMPOTENCY_KEY],
                 requestBody=_body(_ref("ReplyRequest")),
             )
         },
         "/v1/work-queue": {
             "get": _operation(
-                "Inbound messages not attributed to any of our messages",
+                "Inbound messages nobody can tell which business message they answer, with candidates",
                 _responses({200: ("Items", _list("items", _ref("WorkItem")))}, [400, 401]),
                 parameters=_PAGED,
             )
@@ -547,6 +811,84 @@ def _paths() -> dict[str, Schema]:
                 parameters=[_WAMID],
                 requestBody=_body(_object({"message_key": _STRING, "new_topic": {"type": "boolean"}})),
             )
+        },
+        "/v1/search": {
+            "get": _operation(
+                "Messages holding every word of q, newest first",
+                _responses(
+                    {
+                        200: (
+                            "Results",
+                            _list("results", _ref("SearchResult")),
+                        )
+                    },
+                    [400, 401],
+                ),
+                description=(
+                    "Inbound text and captions, and outbound text, buttons and templates as the customer "
+                    "saw them. Words match in any case with accents folded; the last word also matches as "
+                    "a prefix. Quotes, *, -, :, ^, parentheses, %, _ and backslashes are plain text."
+                ),
+                parameters=[
+                    {
+                        **_query(
+                            "q",
+                            {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_LENGTH},
+                            "The words to find.",
+                        ),
+                        "required": True,
+                    },
+                    *_PAGED,
+                ],
+            )
+        },
+        "/v1/canned-replies": {
+            "get": _operation(
+                "Canned replies by shortcut",
+                _responses(
+                    {
+                        200: (
+                            "Canned replies",
+                            _object(
+                                {"canned_replies": {"type": "array", "items": _ref("CannedReply")}},
+                                ["canned_replies"],
+                            ),
+                        )
+                    },
+                    [400, 401, 404],
+                ),
+                parameters=[
+                    _query(
+                        "conversation_id",
+                        {"type": "integer", "minimum": 1},
+                        "Also give each reply `filled` for this conversation's contact (404 if unknown).",
+                    )
+                ],
+            ),
+            "post": _operation(
+                "Add a canned reply (supervisors only)",
+                _responses({201: ("The canned reply", _ref("CannedReply"))}, [400, 401, 403, 409, 413]),
+                description=(
+                    "400 invalid_canned_reply (shortcut 1 to 32 letters, digits, _ or -; title 1 to 100 "
+                    "characters; text 1 to 4,096), 409 shortcut_taken. Journal: canned_replies.changed."
+                ),
+                requestBody=_body(_ref("CannedReplyRequest")),
+            ),
+        },
+        "/v1/canned-replies/{id}": {
+            "put": _operation(
+                "Change a canned reply's shortcut, title or text (supervisors only)",
+                _responses({200: ("The canned reply", _ref("CannedReply"))}, [400, 401, 403, 404, 409, 413]),
+                description="Fields left out keep their value. Journal: canned_replies.changed.",
+                parameters=[_ID],
+                requestBody=_body(_ref("CannedReplyChange")),
+            ),
+            "delete": _operation(
+                "Remove a canned reply (supervisors only)",
+                {"204": {"description": "Removed"}, **_responses({}, [401, 403, 404])},
+                description="Journal: canned_replies.changed.",
+                parameters=[_ID],
+            ),
         },
         "/v1/supervisor/queue": {
             "get": _operation(

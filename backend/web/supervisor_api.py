@@ -14,6 +14,7 @@ from backend.web.common import (
     page_limit,
     require_supervisor,
     require_token,
+    templates,
 )
 from backend.web.context import web_context
 from backend.web.errors import ApiError
@@ -33,7 +34,7 @@ def get_queue() -> Response:
     offset = 0 if position is None else int(position["o"])
     limit = page_limit()
     with web_context().database.reader() as session:
-        page = queries.supervisor_queue(session, now=now(), limit=limit, offset=offset)
+        page = queries.supervisor_queue(session, now=now(), limit=limit, offset=offset, catalog=templates())
     next_cursor = encode_cursor({"o": offset + len(page.items)}) if page.has_more else None
     return jsonify({"items": page.items, "next_cursor": next_cursor})
 

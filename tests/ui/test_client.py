@@ -11,6 +11,7 @@ from sqlalchemy import update
 
 from app.commands.demo import DemoStack
 from backend.database.models import Contact
+from backend.users import create_user
 from tests.ui.conftest import (
     TcpRelay,
     conversation_id_for,
@@ -23,7 +24,7 @@ from tests.ui.conftest import (
 from ui.api.client import ApiClient
 from ui.api.resources import InboundMessage, OutboundMessage
 from ui.runner import BackgroundRunner
-from ui.views.composer import CLOSED_WINDOW_TEXT
+from ui.views.composer import CLOSED_WINDOW_TEXT, SEND_ANYWAY
 from ui.views.main_window import MainWindow
 
 pytestmark = pytest.mark.timeout(90)
@@ -365,3 +366,64 @@ def test_a_failed_send_shows_what_went_wrong_in_words(
     assert problem and f"code {item.error.code}" in problem and not problem.startswith("(")
     window.inbox.thread_view.setCurrentIndex(window.inbox.thread_model.index_of_key(key))
     assert window.inbox.details.error_label.text() == problem
+
+
+def test_a_colleagues_presence_status_and_reply_reach_my_desk(
+    qtbot: Any, stack: DemoStack, window: MainWindow
+) -> None:
+    customer_writes(stack, CUSTOMER, "Can I change my delivery address?")
+    conversation_id = conversation_id_for(stack, CUSTOMER)
+    with stack.database.transaction() as session:
+        token = create_user(session, "sam", "agent", datetime.now(UTC))
+    colleague = ApiClient(stack.url, token)
+    try:
+        qtbot.waitUntil(lambda: window.feed is not None and window.feed.seq > 0, timeout=10_000)
+        _open_conversation(qtbot, window, conversation_id)
+        inbox = window.inbox
+        # My desk tells the backend it is viewing; the colleague's typing arrives through the journal.
+        viewers = wait_for(lambda: colleague.presence(conversation_id, typing=True))
+        assert stack.user_name in {viewer.user for viewer in viewers}
+        qtbot.waitUntil(lambda: inbox.viewers_label.text() == "sam is typing…", timeout=10_000)
+        colleague.set_status(conversation_id, "pending")
+        qtbot.waitUntil(lambda: inbox.status_badge.text() == "Pending", timeout=10_000)
+        assert inbox.reopen_button.isEnabled() and not inbox.pending_button.isEnabled()
+
+        # The colleague answers while my desk is not listening: my reply is stopped and sent anyway.
+        assert window.feed is not None
+        window.feed.stop()
+        colleague.reply(conversation_id, "sam-1", text="Sure, what is the new address?")
+        composer = inbox.composer
+        composer.text_box.setPlainText("Which address should we use?")
+        qtbot.mouseClick(composer.send_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: composer.collision_dialog is not None, timeout=10_000)
+        dialog = composer.collision_dialog
+        assert dialog is not None and "sam: Sure, what is the new address?" in dialog.text()
+        with qtbot.waitSignal(composer.reply_sent, timeout=10_000) as sent:
+            next(button for button in dialog.buttons() if button.text() == SEND_ANYWAY).click()
+        assert message(stack, sent.args[0].key)["state"] in {
+            "queued",
+            "sending",
+            "accepted",
+            "sent",
+            "delivered",
+            "read",
+        }
+        qtbot.waitUntil(lambda: len(inbox.outbound_keys()) == 2, timeout=10_000)
+    finally:
+        colleague.close()
+
+
+def test_a_resolved_conversation_leaves_the_open_view_and_comes_back_when_the_customer_writes(
+    qtbot: Any, stack: DemoStack, window: MainWindow
+) -> None:
+    customer_writes(stack, CUSTOMER, "Thanks, that is all!")
+    conversation_id = conversation_id_for(stack, CUSTOMER)
+    qtbot.waitUntil(lambda: window.feed is not None and window.feed.seq > 0, timeout=10_000)
+    _open_conversation(qtbot, window, conversation_id)
+    inbox = window.inbox
+    qtbot.mouseClick(inbox.resolve_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: inbox.conversations.row_of(conversation_id) is None, timeout=10_000)
+    assert inbox.selected_conversation is not None and inbox.selected_conversation.id == conversation_id
+    customer_writes(stack, CUSTOMER, "Oh, one more thing")
+    qtbot.waitUntil(lambda: inbox.conversations.row_of(conversation_id) is not None, timeout=15_000)
+    qtbot.waitUntil(lambda: inbox.status_badge.text() == "Open", timeout=10_000)

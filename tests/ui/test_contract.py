@@ -13,17 +13,24 @@ from sqlalchemy import select, update
 from app.commands.demo import DemoStack, start_stack
 from backend.database.models import Contact, OutboxMessage, StatusEvent
 from backend.settings import load_settings
+from backend.users import create_user
 from tests.ui.conftest import conversation_id_for, customer_writes, send_text, wait_for, wait_for_state
-from ui.api.client import ApiClient, ApiError
+from ui.api.client import ApiClient, ApiError, ConversationChangedError
 from ui.api.resources import (
     CONVERSATION_ASSIGNED,
+    CONVERSATION_LABELS_CHANGED,
+    CONVERSATION_STATUS_CHANGED,
     INBOUND_ATTRIBUTED,
     INBOUND_RECEIVED,
     MESSAGE_QUEUED,
     MESSAGE_STATE_CHANGED,
+    NOTE_ADDED,
+    PRESENCE_CHANGED,
     SUPERVISOR_DECISION,
     InboundMessage,
+    Note,
     OutboundMessage,
+    item_time,
 )
 
 pytestmark = pytest.mark.timeout(120)
@@ -144,18 +151,25 @@ def test_every_client_method_reads_what_the_backend_sends(stack: DemoStack, api:
         api.message("no such key/resolve")
     assert (not_found.value.status, not_found.value.code) == (404, "not_found")
 
-    # A quoted button answer, and two replies nobody can place.
+    # Two replies nobody can place, each right after a business message, and a quoted button answer.
     question = _buttons(stack, CUSTOMER)
     asked = wait_for_state(stack, question, {"sent", "delivered", "read"})
+    loose = customer_writes(stack, CUSTOMER, "And the other parcel?")
+    wait_for(lambda: loose in {item.wamid for item in api.work_queue().items})
+    offer = send_text(stack, CUSTOMER, "Gift cards are 10% off this week.", purpose="marketing")
+    wait_for_state(stack, offer, {"sent", "delivered", "read"})
+    topic = customer_writes(stack, CUSTOMER, "Also, do you sell gift cards?")
     httpx.post(
         f"{stack.sandbox.url}/_sandbox/inbound",
         json={"from": CUSTOMER, "interactive_reply_id": "keep", "context_id": asked["wamid"]},
         timeout=10,
     ).raise_for_status()
-    loose = customer_writes(stack, CUSTOMER, "And the other parcel?")
-    topic = customer_writes(stack, CUSTOMER, "Also, do you sell gift cards?")
     waiting = wait_for(lambda: {item.wamid for item in api.work_queue().items} >= {loose, topic})
     assert waiting
+    candidates = {item.wamid: item.candidates for item in api.work_queue().items}
+    assert [candidate.key for candidate in candidates[topic]] == [offer]
+    # Newest first: the question, then the earlier sends nobody answered.
+    assert candidates[loose][0].key == question and len(candidates[loose]) > 1
     linked = api.attribute(loose, message_key=question)
     assert isinstance(linked, InboundMessage) and linked.wamid == loose and linked.attributed
     assert api.attribute(topic, new_topic=True).attributed
@@ -167,7 +181,7 @@ def test_every_client_method_reads_what_the_backend_sends(stack: DemoStack, api:
         return None
 
     thread_entry = wait_for(answered)
-    assert [reply.choice for reply in thread_entry.replies] == ["Keep it", None]
+    assert sorted(reply.choice or "" for reply in thread_entry.replies) == ["", "Keep it"]
     assert api.thread(conversation_id, limit=1).next_cursor is not None
 
     # Conversations, assignment, reading, replying.
@@ -229,3 +243,89 @@ def test_a_long_poll_answers_after_waiting(stack: DemoStack, api: ApiClient) -> 
     batch = api.events(after=10**9, wait=1)
     assert batch.events == [] and batch.next == 10**9
     assert datetime.now(UTC) - started >= timedelta(seconds=0.9)
+
+
+def test_the_inbox_day_calls_read_what_the_backend_sends(stack: DemoStack, api: ApiClient) -> None:
+    customer_writes(stack, CUSTOMER, "Hi, can I change my delivery address?")
+    conversation_id = conversation_id_for(stack, CUSTOMER)
+    with stack.database.transaction() as session:
+        colleague_token = create_user(session, "sam", "agent", datetime.now(UTC))
+    colleague = ApiClient(stack.url, colleague_token)
+    try:
+        # Lifecycle: the default list is open and pending; a snooze carries its end.
+        conversation = api.conversation(conversation_id)
+        assert (conversation.status, conversation.snoozed_until, conversation.labels) == ("open", None, ())
+        until = datetime.now(UTC).replace(microsecond=0) + timedelta(hours=3)
+        snoozed = api.set_status(conversation_id, "snoozed", until)
+        assert (snoozed.status, snoozed.snoozed_until) == ("snoozed", until)
+        assert api.conversations().items == []
+        assert [item.id for item in api.conversations(status="snoozed").items] == [conversation_id]
+        assert [item.id for item in api.conversations(status=["open", "snoozed"]).items] == [conversation_id]
+        assert api.set_status(conversation_id, "resolved").status == "resolved"
+        assert [item.id for item in api.conversations(status="all").items] == [conversation_id]
+        assert api.set_status(conversation_id, "open").status == "open"
+        with pytest.raises(ApiError) as invalid:
+            api.set_status(conversation_id, "snoozed", datetime.now(UTC) - timedelta(hours=1))
+        assert (invalid.value.status, invalid.value.code) == (400, "invalid_status")
+        assert [item.id for item in api.conversations(window="open").items] == [conversation_id]
+        assert api.conversations(window="closing").items == []
+
+        # Labels and the filter.
+        labelled = api.labels(conversation_id, add=["vip", "address change"])
+        assert labelled.labels == ("address change", "vip")
+        assert api.labels(conversation_id, remove=["address change"]).labels == ("vip",)
+        assert [(label.name, label.count) for label in api.all_labels()] == [("vip", 1)]
+        assert [item.id for item in api.conversations(label="vip").items] == [conversation_id]
+        assert api.conversations(label="nothing").items == []
+
+        # Presence: a colleague viewing and typing is seen by the conversation, its thread and the list.
+        assert [viewer.user for viewer in colleague.presence(conversation_id, typing=True)] == ["sam"]
+        viewers = api.presence(conversation_id, typing=False)
+        assert {(viewer.user, viewer.typing) for viewer in viewers} == {
+            ("sam", True),
+            (stack.user_name, False),
+        }
+        assert ("sam", True) in {
+            (viewer.user, viewer.typing) for viewer in api.conversation(conversation_id).viewers
+        }
+        assert ("sam", True) in {
+            (viewer.user, viewer.typing) for viewer in api.thread(conversation_id).viewers
+        }
+        assert [viewer.user for viewer in api.presence(conversation_id, typing=False, viewing=False)] == [
+            "sam"
+        ]
+
+        # Notes are thread items in time order.
+        note = api.add_note(conversation_id, f"@{stack.user_name} please check the address")
+        assert note.author == stack.user_name
+        thread = api.thread(conversation_id).items
+        assert isinstance(thread[-1], Note) and thread[-1].id == note.id
+        seen_up_to = max(item_time(item) for item in thread)
+        first_inbound = thread[0]
+        assert isinstance(first_inbound, InboundMessage) and first_inbound.placement == "conversation"
+
+        # A colleague answers after what we saw: our reply is refused, then sent with force.
+        colleague.reply(conversation_id, "sam-1", text="Sure, what is the new address?")
+        with pytest.raises(ConversationChangedError) as changed:
+            api.reply(conversation_id, "draft-9", text="Which address?", seen_up_to=seen_up_to)
+        assert [(message.created_by, message.body) for message in changed.value.messages] == [
+            ("sam", "Sure, what is the new address?")
+        ]
+        forced = api.reply(
+            conversation_id, "draft-9", text="Which address?", seen_up_to=seen_up_to, force=True
+        )
+        assert forced.key == "draft-9"
+    finally:
+        colleague.close()
+
+    events = []
+    after = 0
+    while batch := api.events(after=after, limit=1000).events:
+        events.extend(batch)
+        after = batch[-1].seq
+    kinds = {event.type for event in events}
+    assert {CONVERSATION_STATUS_CHANGED, CONVERSATION_LABELS_CHANGED, PRESENCE_CHANGED, NOTE_ADDED} <= kinds
+    statuses = [event.status for event in events if event.type == CONVERSATION_STATUS_CHANGED]
+    assert statuses == ["snoozed", "resolved", "open"]
+    mentions = [event.mentions for event in events if event.type == NOTE_ADDED]
+    assert mentions == [(stack.user_name,)]

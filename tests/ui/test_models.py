@@ -23,14 +23,15 @@ NUMBERS = ("+16505551234", "+16505551235", "+16505551236")
 
 
 def _busy_backend(stack: DemoStack) -> tuple[int, str]:
-    """Three customers who wrote; one answered by us, with a quoted reply, a loose reply and a reaction."""
+    """Three customers who wrote; one sent a business message, then a loose reply and a quoted one."""
     for number in NUMBERS:
         customer_writes(stack, number, f"Hello from {number}")
     conversation_id = conversation_id_for(stack, NUMBERS[0])
     key = send_text(stack, NUMBERS[0], "Your order ships today.")
     sent = wait_for_state(stack, key, {"sent", "delivered", "read"})
-    customer_writes(stack, NUMBERS[0], "Thanks!", context_id=sent["wamid"])
+    # Unquoted right after a business message nobody answered: nobody can tell what it answers.
     customer_writes(stack, NUMBERS[0], "And the other one?")
+    customer_writes(stack, NUMBERS[0], "Thanks!", context_id=sent["wamid"])
     return conversation_id, key
 
 

@@ -161,9 +161,16 @@ def test_conversation_and_supervisor_items_parse() -> None:
             "unread": 2,
             "window_closes_at": None,
             "window_open": False,
+            "status": "snoozed",
+            "snoozed_until": "2026-05-02T09:00:00+02:00",
+            "labels": ["vip"],
+            "viewers": [{"user": "sam", "typing": True, "since": "2026-05-01T12:00:00Z"}],
         }
     )
     assert conversation.contact.display_name == "+16505551234" and conversation.last_message is None
+    assert conversation.status == "snoozed" and conversation.labels == ("vip",)
+    assert conversation.snoozed_until == datetime(2026, 5, 2, 7, 0, tzinfo=UTC)
+    assert [(viewer.user, viewer.typing) for viewer in conversation.viewers] == [("sam", True)]
     page = parse_supervisor_page(
         {
             "items": [
@@ -304,6 +311,10 @@ def _assigned_to(assignee: str | None) -> Conversation:
             "window_closes_at": None,
             "window_open": False,
             "last_message": "hi",
+            "status": "open",
+            "snoozed_until": None,
+            "labels": [],
+            "viewers": [],
         }
     )
 

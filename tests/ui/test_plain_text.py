@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -25,6 +26,8 @@ pytestmark = pytest.mark.timeout(60)
 RED_NOTICE = '<b style="color:red">SYSTEM NOTICE</b>'
 GREEN_BADGE = "<table bgcolor=green><tr><td>✔ Verified</td></tr></table>"
 CUT_SHORT = "Bob<b><!--"
+# A button reads & as a keyboard-shortcut marker.
+AMPERSAND_LABEL = "R&D <i>team</i>"
 NUMBER = "+16505551234"
 NOW = datetime.now(UTC)
 
@@ -43,6 +46,10 @@ def _conversation(conversation_id: int, name: str, last: str, closes_at: datetim
         "window_closes_at": _time(closes_at),
         "window_open": closes_at is not None,
         "last_message": last,
+        "status": "open",
+        "snoozed_until": None,
+        "labels": [RED_NOTICE],
+        "viewers": [{"user": CUT_SHORT, "typing": True, "since": _time(NOW)}],
     }
 
 
@@ -104,6 +111,13 @@ THREAD = [
         "replies": [_inbound("wamid.reply", RED_NOTICE, attributed=True)],
     },
     _inbound("wamid.loose", CUT_SHORT, attributed=False),
+    {
+        "direction": "note",
+        "id": 1,
+        "author": GREEN_BADGE,
+        "text": RED_NOTICE,
+        "created_at": _time(NOW),
+    },
 ]
 WORK_ITEM = {
     "wamid": "wamid.loose",
@@ -114,6 +128,8 @@ WORK_ITEM = {
     "text": RED_NOTICE,
     "context_id": None,
     "received_at": _time(NOW),
+    "placement": "work_queue",
+    "candidates": [],
 }
 UNKNOWN_ERROR = {
     "code": None,
@@ -160,7 +176,8 @@ def _fake_backend(request: httpx.Request) -> httpx.Response:
     elif path == "/v1/conversations":
         body = {"conversations": list(CONVERSATIONS.values()), "next_cursor": None}
     elif parts[:2] == ["v1", "conversations"] and len(parts) == 4 and parts[3] == "thread":
-        body = {"messages": THREAD if parts[2] == "1" else [], "next_cursor": None}
+        viewers = CONVERSATIONS[int(parts[2])]["viewers"]
+        body = {"messages": THREAD if parts[2] == "1" else [], "next_cursor": None, "viewers": viewers}
     elif parts[:2] == ["v1", "conversations"]:
         body = {key: value for key, value in CONVERSATIONS[int(parts[2])].items() if key != "last_message"}
     elif path == "/v1/work-queue":
@@ -171,6 +188,12 @@ def _fake_backend(request: httpx.Request) -> httpx.Response:
         body = {"templates": [TEMPLATE], "next_cursor": None}
     elif path == "/v1/metrics":
         body = METRICS
+    elif path == "/v1/labels":
+        body = {"labels": [{"name": RED_NOTICE, "count": 1}, {"name": AMPERSAND_LABEL, "count": 1}]}
+    elif path == "/v1/canned-replies":
+        body = {"canned_replies": []}
+    elif parts[:2] == ["v1", "conversations"] and len(parts) == 4 and parts[3] == "presence":
+        body = {"viewers": CONVERSATIONS[int(parts[2])]["viewers"]}
     else:
         return httpx.Response(404, json={"error": {"code": "not_found", "message": path}})
     return httpx.Response(200, json=body)
@@ -249,6 +272,20 @@ def test_markup_in_names_and_texts_shows_literally_in_every_view(qtbot: Any, win
         assert inbox.select_conversation_id(1)
     assert RED_NOTICE in inbox.thread_header.text()
     assert inbox.details.name_label.text() == RED_NOTICE
+    # A colleague's name in the typing line, labels as chips and a note's author and text.
+    assert inbox.viewers_label.text() == f"{CUT_SHORT} is typing…"
+    assert inbox.details.chip_buttons[RED_NOTICE].text() == f"{RED_NOTICE}  ✕"
+    qtbot.waitUntil(lambda: inbox.label_filter.count() == 3, timeout=10_000)
+    assert inbox.label_filter.itemText(2) == f"{AMPERSAND_LABEL}  (1)"
+    inbox.details.show_conversation(replace(inbox.details._conversation, labels=(AMPERSAND_LABEL,)))
+    chip = inbox.details.chip_buttons[AMPERSAND_LABEL]
+    assert chip.text() == "R&&D <i>team</i>  ✕"
+    assert chip.accessibleName() == f"Remove label {AMPERSAND_LABEL}"
+    note = inbox.thread_model.index(2, 0)
+    shown = inbox.thread_model.data(note, Qt.ItemDataRole.DisplayRole)
+    assert shown == f"Note by {GREEN_BADGE}: {RED_NOTICE}"
+    inbox.thread_view.setCurrentIndex(note)
+    assert inbox.details.trigger_label.text() == f"by {GREEN_BADGE}"
     inbox.thread_view.setCurrentIndex(inbox.thread_model.index_of_key("order-1"))
     assert inbox.details.trigger_label.text() == RED_NOTICE
     assert GREEN_BADGE in inbox.details.error_label.text()
@@ -260,7 +297,7 @@ def test_markup_in_names_and_texts_shows_literally_in_every_view(qtbot: Any, win
     assert dialog is not None
     qtbot.waitUntil(lambda: bool(dialog.chooser.messages), timeout=10_000)
     assert any(label.text() == f"“{CUT_SHORT}”" for label in dialog.findChildren(QLabel))
-    assert GREEN_BADGE in dialog.chooser.message_box.itemText(0)
+    assert GREEN_BADGE in dialog.chooser.message_list.item(0).text()
     assert markup_colours(dialog) == set()
     assert_every_label_plain(dialog)
     dialog.reject()

@@ -31,6 +31,7 @@ scalars = st.one_of(
     st.text(max_size=30),
     st.text(min_size=1000, max_size=5000),
     st.sampled_from(["+16505551234", "order_shipped", "en", "support", "mark_sent", "resend", "cancel"]),
+    st.sampled_from(["snoozed", "resolved", "2099-01-01T00:00:00Z", "2000-01-01T00:00:00+01:00", "vip"]),
 )
 json_values = st.recursive(
     scalars,
@@ -41,6 +42,10 @@ json_values = st.recursive(
                 ["to", "purpose", "text", "template", "name", "language", "parameters", "buttons"]
             )
             | st.sampled_from(["action", "assignee", "message_key", "new_topic", "messages", "client_ref"])
+            | st.sampled_from(
+                ["status", "until", "typing", "viewing", "add", "remove", "seen_up_to", "force"]
+            )
+            | st.sampled_from(["shortcut", "title"])
             | st.text(max_size=10),
             children,
             max_size=5,

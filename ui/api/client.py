@@ -2,33 +2,43 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
 from typing import Any, TypeVar
 
 import httpx
 
+from ui.api.library import LibraryCalls
 from ui.api.paths import api_path
 from ui.api.resources import (
+    CONVERSATION_CHANGED,
+    ColleagueMessage,
     Conversation,
     EventBatch,
     Identity,
     InboundMessage,
+    LabelCount,
     MessageStatus,
     Metrics,
+    Note,
     Page,
     SupervisorItem,
     TemplateInfo,
-    ThreadItem,
+    ThreadPage,
+    Viewer,
     WireFormatError,
     WorkItem,
+    parse_colleague_messages,
     parse_conversation_page,
     parse_error_answer,
     parse_event_batch,
     parse_health,
     parse_identity,
+    parse_labels,
     parse_supervisor_page,
     parse_templates,
     parse_thread_page,
+    parse_viewers,
     parse_work_queue_page,
 )
 
@@ -56,7 +66,20 @@ class ApiError(Exception):
         return self.status == 0
 
 
-class ApiClient:
+class ConversationChangedError(ApiError):
+    """A reply refused because other users wrote in the conversation since its author last looked."""
+
+    def __init__(self, status: int, message: str, messages: list[ColleagueMessage]) -> None:
+        super().__init__(status, CONVERSATION_CHANGED, message)
+        self.messages = messages
+
+
+def _iso(moment: datetime) -> str:
+    """An aware time as the API writes it."""
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+class ApiClient(LibraryCalls):
     """The backend's HTTP API as methods returning typed resources."""
 
     def __init__(self, base_url: str, token: str, *, transport: httpx.BaseTransport | None = None) -> None:
@@ -132,6 +155,10 @@ class ApiClient:
                 raise WireFormatError(problem)
             if response.status_code >= 400:
                 code, message = parse_error_answer(body)
+                if code == CONVERSATION_CHANGED:
+                    raise ConversationChangedError(
+                        response.status_code, message, parse_colleague_messages(body)
+                    )
                 raise ApiError(response.status_code, code, message)
             return parse(body, response.headers)
         except WireFormatError as error:
@@ -157,27 +184,36 @@ class ApiClient:
         self,
         *,
         view: str = "all",
+        status: str | Iterable[str] | None = None,
+        label: str | None = None,
         window: str | None = None,
         query: str | None = None,
         cursor: str | None = None,
         limit: int = 50,
     ) -> Page[Conversation]:
-        """One page of conversations, newest activity first."""
+        """One page of conversations, newest activity first; status None means open and pending."""
+        statuses = status if status is None or isinstance(status, str) else ",".join(status)
         return self._call(
             "GET",
             api_path("v1", "conversations"),
             parse_conversation_page,
-            params={"view": view, "window": window, "q": query or None, "cursor": cursor, "limit": limit},
+            params={
+                "view": view,
+                "status": statuses,
+                "label": label or None,
+                "window": window,
+                "q": query or None,
+                "cursor": cursor,
+                "limit": limit,
+            },
         )
 
     def conversation(self, conversation_id: int) -> Conversation:
         """One conversation."""
         return self._call("GET", api_path("v1", "conversations", conversation_id), Conversation.from_json)
 
-    def thread(
-        self, conversation_id: int, *, cursor: str | None = None, limit: int = 200
-    ) -> Page[ThreadItem]:
-        """One page of a conversation's thread in time order."""
+    def thread(self, conversation_id: int, *, cursor: str | None = None, limit: int = 200) -> ThreadPage:
+        """One page of a conversation's thread in time order, with who has it on screen."""
         return self._call(
             "GET",
             api_path("v1", "conversations", conversation_id, "thread"),
@@ -200,6 +236,51 @@ class ApiClient:
             "POST", api_path("v1", "conversations", conversation_id, "read"), Conversation.from_json
         )
 
+    def set_status(self, conversation_id: int, status: str, until: datetime | None = None) -> Conversation:
+        """Open, mark pending, resolve, or snooze a conversation until an aware time."""
+        payload: dict[str, Any] = {"status": status}
+        if until is not None:
+            payload["until"] = _iso(until)
+        return self._call(
+            "POST",
+            api_path("v1", "conversations", conversation_id, "status"),
+            Conversation.from_json,
+            json=payload,
+        )
+
+    def presence(self, conversation_id: int, typing: bool, viewing: bool = True) -> tuple[Viewer, ...]:
+        """Say the user has the conversation on screen (and is typing), or left it; who is there now."""
+        return self._call(
+            "POST",
+            api_path("v1", "conversations", conversation_id, "presence"),
+            parse_viewers,
+            json={"typing": typing, "viewing": viewing},
+        )
+
+    def add_note(self, conversation_id: int, text: str) -> Note:
+        """Add an internal note to a conversation's thread."""
+        return self._call(
+            "POST",
+            api_path("v1", "conversations", conversation_id, "notes"),
+            Note.from_json,
+            json={"text": text},
+        )
+
+    def labels(
+        self, conversation_id: int, add: Iterable[str] = (), remove: Iterable[str] = ()
+    ) -> Conversation:
+        """Add and remove labels on a conversation."""
+        return self._call(
+            "POST",
+            api_path("v1", "conversations", conversation_id, "labels"),
+            Conversation.from_json,
+            json={"add": list(add), "remove": list(remove)},
+        )
+
+    def all_labels(self) -> list[LabelCount]:
+        """The labels in use, with how many conversations carry each."""
+        return self._call("GET", api_path("v1", "labels"), parse_labels)
+
     def reply(
         self,
         conversation_id: int,
@@ -207,9 +288,15 @@ class ApiClient:
         *,
         text: str | None = None,
         template: Mapping[str, Any] | None = None,
+        seen_up_to: datetime | None = None,
+        force: bool = False,
     ) -> MessageStatus:
-        """Send free text (window open) or a template in a conversation, once per key."""
+        """Send text or a template once per key; refused if others wrote after `seen_up_to` unless `force`."""
         payload: dict[str, Any] = {"text": text} if template is None else {"template": dict(template)}
+        if seen_up_to is not None:
+            payload["seen_up_to"] = _iso(seen_up_to)
+        if force:
+            payload["force"] = True
         return self._call(
             "POST",
             api_path("v1", "conversations", conversation_id, "reply"),
@@ -278,4 +365,4 @@ class ApiClient:
         )
 
 
-__all__ = ["BAD_RESPONSE", "ApiClient", "ApiError", "InboundMessage"]
+__all__ = ["BAD_RESPONSE", "ApiClient", "ApiError", "ConversationChangedError", "InboundMessage"]

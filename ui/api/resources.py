@@ -32,6 +32,22 @@ CONVERSATION_ASSIGNED = "conversation.assigned"
 WINDOW_CLOSING = "window.closing"
 WINDOW_CLOSED = "window.closed"
 SUPERVISOR_DECISION = "supervisor.decision"
+CONVERSATION_STATUS_CHANGED = "conversation.status_changed"
+PRESENCE_CHANGED = "presence.changed"
+NOTE_ADDED = "note.added"
+CONVERSATION_LABELS_CHANGED = "conversation.labels_changed"
+CANNED_REPLIES_CHANGED = "canned_replies.changed"
+
+# Conversation statuses as the API names them.
+OPEN, PENDING, RESOLVED, SNOOZED = "open", "pending", "resolved", "snoozed"
+CONVERSATION_STATUSES = (OPEN, PENDING, RESOLVED, SNOOZED)
+
+# Where an inbound message sits, as the API names it; only WORK_QUEUE waits for a person to place it.
+REPLY, WORK_QUEUE, IN_CONVERSATION = "reply", "work_queue", "conversation"
+LINKED, NEW_TOPIC = "linked", "new_topic"
+
+# The error code of a reply refused because a colleague wrote since the author last looked.
+CONVERSATION_CHANGED = "conversation_changed"
 
 
 class WireFormatError(ValueError):
@@ -218,6 +234,31 @@ class Contact:
 
 
 @dataclass(frozen=True)
+class Viewer:
+    """A user who has a conversation on screen now, and whether they are typing in it."""
+
+    user: str
+    typing: bool
+    since: datetime
+
+    @classmethod
+    def parse(cls, fields: _Fields) -> Viewer:
+        """Read one presence entry."""
+        return cls(user=fields.string("user"), typing=fields.boolean("typing"), since=fields.time("since"))
+
+
+def _viewers(fields: _Fields) -> tuple[Viewer, ...]:
+    return tuple(Viewer.parse(entry) for entry in fields.entries("viewers"))
+
+
+def _status(fields: _Fields) -> str:
+    status = fields.string("status")
+    if status not in CONVERSATION_STATUSES:
+        raise WireFormatError(f"{fields.where}.status must be one of {', '.join(CONVERSATION_STATUSES)}")
+    return status
+
+
+@dataclass(frozen=True)
 class Conversation:
     """One row of the conversation list."""
 
@@ -228,6 +269,10 @@ class Conversation:
     unread: int
     window_closes_at: datetime | None
     last_message: str | None = None
+    status: str = OPEN
+    snoozed_until: datetime | None = None
+    labels: tuple[str, ...] = ()
+    viewers: tuple[Viewer, ...] = ()
 
     @classmethod
     def parse(cls, fields: _Fields, *, listed: bool) -> Conversation:
@@ -240,6 +285,10 @@ class Conversation:
             unread=fields.integer("unread"),
             window_closes_at=fields.optional_time("window_closes_at"),
             last_message=fields.optional_string("last_message") if listed else None,
+            status=_status(fields),
+            snoozed_until=fields.optional_time("snoozed_until"),
+            labels=fields.strings("labels"),
+            viewers=_viewers(fields),
         )
 
     @classmethod
@@ -285,11 +334,17 @@ class InboundMessage:
     attributed: bool
     received_at: datetime
     emoji: str | None = None
+    placement: str = REPLY
 
     @property
     def is_reaction(self) -> bool:
         """Whether this is a reaction to a message rather than a message of its own."""
         return self.type == "reaction"
+
+    @property
+    def needs_placing(self) -> bool:
+        """Whether nobody can tell which of our messages it answers, so a person has to link it."""
+        return self.placement == WORK_QUEUE
 
     @classmethod
     def parse(cls, fields: _Fields) -> InboundMessage:
@@ -305,6 +360,7 @@ class InboundMessage:
             attributed=fields.boolean("attributed"),
             received_at=fields.time("received_at"),
             emoji=fields.optional_string("reaction"),
+            placement=fields.string("placement"),
         )
 
     @classmethod
@@ -346,7 +402,32 @@ class OutboundMessage:
         )
 
 
-ThreadItem = OutboundMessage | InboundMessage
+@dataclass(frozen=True)
+class Note:
+    """An internal note in a thread: seen by the team, never sent to the customer."""
+
+    id: int
+    author: str
+    text: str
+    created_at: datetime
+
+    @classmethod
+    def parse(cls, fields: _Fields) -> Note:
+        """Read a note."""
+        return cls(
+            id=fields.integer("id"),
+            author=fields.string("author"),
+            text=fields.string("text"),
+            created_at=fields.time("created_at"),
+        )
+
+    @classmethod
+    def from_json(cls, body: object) -> Note:
+        """Parse a note as `POST /v1/conversations/{id}/notes` answers it."""
+        return cls.parse(_Fields(body, "note"))
+
+
+ThreadItem = OutboundMessage | InboundMessage | Note
 
 
 def _thread_item(fields: _Fields) -> ThreadItem:
@@ -355,7 +436,60 @@ def _thread_item(fields: _Fields) -> ThreadItem:
         return OutboundMessage.parse(fields)
     if direction == "inbound":
         return InboundMessage.parse(fields)
-    raise WireFormatError(f"{fields.where}.direction must be inbound or outbound, not {direction!r}")
+    if direction == "note":
+        return Note.parse(fields)
+    raise WireFormatError(f"{fields.where}.direction must be inbound, outbound or note, not {direction!r}")
+
+
+def item_time(item: ThreadItem) -> datetime:
+    """When a thread entry was written: sent, received or noted."""
+    if isinstance(item, OutboundMessage):
+        return item.created_at
+    if isinstance(item, InboundMessage):
+        return item.received_at
+    return item.created_at
+
+
+@dataclass(frozen=True)
+class ThreadPage(Page[ThreadItem]):
+    """One page of a thread, with who has the conversation on screen now."""
+
+    viewers: tuple[Viewer, ...] = ()
+
+
+@dataclass(frozen=True)
+class ColleagueMessage:
+    """A message another user sent in a conversation after the author of a reply last looked."""
+
+    key: str
+    state: str
+    body: str
+    created_by: str | None
+    created_at: datetime
+
+    @classmethod
+    def parse(cls, fields: _Fields) -> ColleagueMessage:
+        """Read a message resource as a refused reply lists it."""
+        return cls(
+            key=fields.string("key"),
+            state=fields.string("state"),
+            body=fields.string("body"),
+            created_by=fields.optional_string("created_by"),
+            created_at=fields.time("created_at"),
+        )
+
+
+@dataclass(frozen=True)
+class LabelCount:
+    """A label in use, and on how many conversations."""
+
+    name: str
+    count: int
+
+    @classmethod
+    def parse(cls, fields: _Fields) -> LabelCount:
+        """Read one entry of `GET /v1/labels`."""
+        return cls(name=fields.string("name"), count=fields.integer("count"))
 
 
 def parse_thread_item(body: object) -> ThreadItem:
@@ -395,6 +529,28 @@ class MessageStatus:
 
 
 @dataclass(frozen=True)
+class Candidate:
+    """A business message a work-queue item may answer."""
+
+    key: str
+    wamid: str | None
+    purpose: str
+    body: str
+    sent_at: datetime | None
+
+    @classmethod
+    def parse(cls, fields: _Fields) -> Candidate:
+        """Read one candidate."""
+        return cls(
+            key=fields.string("key"),
+            wamid=fields.optional_string("wamid"),
+            purpose=fields.string("purpose"),
+            body=fields.string("body"),
+            sent_at=fields.optional_time("sent_at"),
+        )
+
+
+@dataclass(frozen=True)
 class WorkItem:
     """An unattributed reply waiting for a person to place it."""
 
@@ -403,6 +559,8 @@ class WorkItem:
     sender: str | None
     text: str | None
     received_at: datetime
+    # The business messages it may answer, newest first.
+    candidates: tuple[Candidate, ...] = ()
 
     @classmethod
     def parse(cls, fields: _Fields) -> WorkItem:
@@ -414,6 +572,7 @@ class WorkItem:
             sender=name or sender,
             text=fields.optional_string("text"),
             received_at=fields.time("received_at"),
+            candidates=tuple(Candidate.parse(entry) for entry in fields.entries("candidates")),
         )
 
 
@@ -551,6 +710,17 @@ class Event:
     attributed: bool | None = None
     message_type: str | None = None
     assignee: str | None = None
+    status: str | None = None
+    snoozed_until: datetime | None = None
+    # Who made the change: a user's name, or "system".
+    by: str | None = None
+    reason: str | None = None
+    viewers: tuple[Viewer, ...] = ()
+    labels: tuple[str, ...] = ()
+    author: str | None = None
+    mentions: tuple[str, ...] = ()
+    # Whether the customer's latest message is newer than our latest answer (window.closing).
+    unanswered: bool | None = None
 
     @classmethod
     def parse(cls, fields: _Fields) -> Event:
@@ -577,8 +747,36 @@ class Event:
                 "attributed": data.boolean("attributed"),
                 "message_type": data.string("type"),
             }
-        elif kind == INBOUND_ATTRIBUTED or kind in (WINDOW_CLOSING, WINDOW_CLOSED):
+        elif kind in (INBOUND_ATTRIBUTED, WINDOW_CLOSED):
             facts = {"conversation_id": data.integer("conversation_id")}
+        elif kind == WINDOW_CLOSING:
+            facts = {
+                "conversation_id": data.integer("conversation_id"),
+                "assignee": data.optional_string("assignee"),
+                "unanswered": data.boolean("unanswered"),
+            }
+        elif kind == CONVERSATION_STATUS_CHANGED:
+            facts = {
+                "conversation_id": data.integer("conversation_id"),
+                "status": _status(data),
+                "snoozed_until": data.optional_time("snoozed_until"),
+                "by": data.string("by"),
+                "reason": data.string("reason"),
+            }
+        elif kind == PRESENCE_CHANGED:
+            facts = {"conversation_id": data.integer("conversation_id"), "viewers": _viewers(data)}
+        elif kind == NOTE_ADDED:
+            facts = {
+                "conversation_id": data.integer("conversation_id"),
+                "author": data.string("author"),
+                "mentions": data.strings("mentions"),
+            }
+        elif kind == CONVERSATION_LABELS_CHANGED:
+            facts = {
+                "conversation_id": data.integer("conversation_id"),
+                "labels": data.strings("labels"),
+                "by": data.string("by"),
+            }
         elif kind == CONVERSATION_ASSIGNED:
             facts = {
                 "conversation_id": data.integer("conversation_id"),
@@ -621,6 +819,12 @@ def parse_error_answer(body: object) -> tuple[str, str]:
     return error.string("code"), error.string("message")
 
 
+def parse_colleague_messages(body: object) -> list[ColleagueMessage]:
+    """The messages a `conversation_changed` refusal lists, oldest first."""
+    error = _Fields(body, "error answer").nested("error")
+    return [ColleagueMessage.parse(entry) for entry in error.entries("messages")]
+
+
 def parse_health(body: object) -> bool:
     """`GET /healthz`: whether the backend says it is well."""
     return _Fields(body, "health").string("status") == "ok"
@@ -639,9 +843,24 @@ def parse_conversation_page(body: object) -> Page[Conversation]:
     )
 
 
-def parse_thread_page(body: object) -> Page[ThreadItem]:
+def parse_thread_page(body: object) -> ThreadPage:
     """`GET /v1/conversations/{id}/thread`."""
-    return _page(body, "thread", "messages", _thread_item)
+    fields = _Fields(body, "thread")
+    return ThreadPage(
+        [_thread_item(entry) for entry in fields.entries("messages")],
+        fields.optional_string("next_cursor"),
+        viewers=_viewers(fields),
+    )
+
+
+def parse_viewers(body: object) -> tuple[Viewer, ...]:
+    """`POST /v1/conversations/{id}/presence`."""
+    return _viewers(_Fields(body, "presence"))
+
+
+def parse_labels(body: object) -> list[LabelCount]:
+    """`GET /v1/labels`."""
+    return [LabelCount.parse(entry) for entry in _Fields(body, "label list").entries("labels")]
 
 
 def parse_work_queue_page(body: object) -> Page[WorkItem]:

@@ -1,4 +1,4 @@
-"""The conversation list: Mine / Unassigned / All, filtered by window and search, newest first."""
+"""The conversation list: Mine / Unassigned / All, by status, label, window and search, newest first."""
 
 from __future__ import annotations
 
@@ -11,12 +11,15 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt
 
 from ui.api.client import ApiClient
-from ui.api.resources import Conversation, Page
+from ui.api.resources import OPEN, PENDING, Conversation, Page, Viewer
 from ui.models.paged import AnyIndex, PagedListModel
-from ui.presentation import window_text
+from ui.presentation import URGENT_WINDOW, status_text, window_text
 from ui.runner import BackgroundRunner
 
 PAGE_SIZE = 100
+# The statuses listed when no other is chosen: what still needs someone.
+DEFAULT_STATUSES = f"{OPEN},{PENDING}"
+ALL_STATUSES = "all"
 _OLDEST = datetime.min.replace(tzinfo=UTC)
 
 
@@ -34,6 +37,9 @@ class ConversationListModel(PagedListModel[Conversation]):
         self.view = "all"
         self.window: str | None = None
         self.query = ""
+        # Comma-separated statuses as the API takes them, or "all".
+        self.status = DEFAULT_STATUSES
+        self.label: str | None = None
         self.page_size = PAGE_SIZE
 
     def item_key(self, item: Conversation) -> Hashable:
@@ -42,9 +48,12 @@ class ConversationListModel(PagedListModel[Conversation]):
 
     def display_text(self, item: Conversation) -> str:
         """Name, window state and unread count, for screen readers and tooltips."""
-        window = window_text(item.window_closes_at, datetime.now(UTC)).text
+        now = datetime.now(UTC)
+        window = window_text(item.window_closes_at, now).text
         unread = f", {item.unread} unread" if item.unread else ""
-        return f"{item.contact.display_name}, window {window}{unread}"
+        status = f", {status_text(item.status, item.snoozed_until, now).lower()}"
+        labels = f", labels: {', '.join(item.labels)}" if item.labels else ""
+        return f"{item.contact.display_name}, window {window}{unread}{status}{labels}"
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         """Adds the contact name as the edit role so keyboard search finds it."""
@@ -54,15 +63,25 @@ class ConversationListModel(PagedListModel[Conversation]):
         return super().data(index, role)
 
     def set_filter(
-        self, *, view: str | None = None, window: str | None = "", query: str | None = None
+        self,
+        *,
+        view: str | None = None,
+        window: str | None = "",
+        query: str | None = None,
+        status: str | None = None,
+        label: str | None = "",
     ) -> None:
-        """Change Mine/Unassigned/All, open/closed (None for both) or the search text, and reload."""
+        """Change the view, window (None for any), search text, statuses or label (None for any); reload."""
         if view is not None:
             self.view = view
         if window != "":
             self.window = window
         if query is not None:
             self.query = query
+        if status is not None:
+            self.status = status
+        if label != "":
+            self.label = label
         self.start()
 
     def start(self) -> None:
@@ -72,6 +91,8 @@ class ConversationListModel(PagedListModel[Conversation]):
         loader = partial(
             self._api.conversations,
             view=self.view,
+            status=self.status,
+            label=self.label,
             window=self.window,
             query=self.query or None,
             limit=self.page_size,
@@ -98,11 +119,28 @@ class ConversationListModel(PagedListModel[Conversation]):
         target = self._sorted_row(conversation, skip=row)
         self.move_item(row, target)
 
+    def fits_status_and_label(self, conversation: Conversation) -> bool:
+        """Whether the conversation's status and labels belong in the chosen status view and label."""
+        if self.label is not None and self.label not in conversation.labels:
+            return False
+        return self.status == ALL_STATUSES or conversation.status in self.status.split(",")
+
     def _fits_window(self, conversation: Conversation) -> bool:
         if self.window is None:
             return True
-        is_open = window_text(conversation.window_closes_at, datetime.now(UTC)).is_open
-        return is_open == (self.window == "open")
+        now = datetime.now(UTC)
+        window = window_text(conversation.window_closes_at, now)
+        if self.window == "closing":
+            closes_at = conversation.window_closes_at
+            return window.is_open and closes_at is not None and closes_at - now <= URGENT_WINDOW
+        return window.is_open == (self.window == "open")
+
+    def show_viewers(self, conversation_id: int, viewers: tuple[Viewer, ...]) -> None:
+        """Keep a loaded row's viewers current without asking the backend."""
+        row = self.row_of(conversation_id)
+        item = self.item_at(row) if row is not None else None
+        if item is not None and item.viewers != viewers:
+            self.replace_item(replace(item, viewers=viewers))
 
     def _sorted_row(self, conversation: Conversation, skip: int | None) -> int:
         moment = conversation.last_message_at or _OLDEST

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 from functools import partial
 from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, Qt, Signal
 
 from ui.api.client import ApiClient, ApiError
-from ui.api.resources import InboundMessage, OutboundMessage, Page, ThreadItem
+from ui.api.resources import InboundMessage, Note, OutboundMessage, Page, ThreadItem, ThreadPage, item_time
 from ui.models.paged import AnyIndex, ItemRole
 from ui.runner import BackgroundRunner
 
@@ -31,10 +32,12 @@ def describe(item: ThreadItem) -> str:
     """One line for screen readers: who wrote what, and its state."""
     if isinstance(item, OutboundMessage):
         return f"Sent: {item.body or item.purpose or ''} ({item.state})"
+    if isinstance(item, Note):
+        return f"Note by {item.author}: {item.text}"
     if item.choice:
         return f"Customer chose: {item.choice}"
-    attributed = "" if item.attributed else " (not linked to a message)"
-    return f"Customer: {item.text or item.type}{attributed}"
+    loose = " (not linked to a message)" if item.needs_placing else ""
+    return f"Customer: {item.text or item.type}{loose}"
 
 
 class ThreadModel(QAbstractItemModel):
@@ -44,6 +47,8 @@ class ThreadModel(QAbstractItemModel):
     loaded = Signal()
     # The thread could not be loaded; the text says why.
     load_failed = Signal(str)
+    # A page said who has the conversation on screen: a tuple of ui.api.resources.Viewer.
+    viewers_seen = Signal(tuple)
 
     def __init__(
         self,
@@ -75,6 +80,18 @@ class ThreadModel(QAbstractItemModel):
     def outbound_messages(self) -> list[OutboundMessage]:
         """Our messages loaded so far, oldest first."""
         return [item for item in self._items if isinstance(item, OutboundMessage)]
+
+    def newest_time(self) -> datetime | None:
+        """When the newest loaded entry (replies included) was written: what the agent has seen."""
+        newest: datetime | None = None
+        for item in self._items:
+            moments = [item_time(item)]
+            if isinstance(item, OutboundMessage):
+                moments += [reply.received_at for reply in (*item.replies, *item.reactions)]
+            for moment in moments:
+                if newest is None or moment > newest:
+                    newest = moment
+        return newest
 
     # -- loading ------------------------------------------------------------------------------
     def show_conversation(self, conversation_id: int | None) -> None:
@@ -121,6 +138,7 @@ class ThreadModel(QAbstractItemModel):
         if generation != self._generation:
             return
         self._loading = False
+        self._announce_viewers(page)
         first = not self._items
         self._next_cursor = page.next_cursor
         fresh = [item for item in page.items if self._key(item) not in self._rows_by_key]
@@ -141,8 +159,13 @@ class ThreadModel(QAbstractItemModel):
         if generation != self._generation:
             return
         self._loading = False
+        self._announce_viewers(page)
         if not self._apply_differences(page):
             self._replace(page)
+
+    def _announce_viewers(self, page: Page[ThreadItem]) -> None:
+        if isinstance(page, ThreadPage):
+            self.viewers_seen.emit(page.viewers)
 
     def _apply_differences(self, page: Page[ThreadItem]) -> bool:
         """Update changed rows and append new ones in place; False when the order changed (reset instead)."""
@@ -197,7 +220,11 @@ class ThreadModel(QAbstractItemModel):
 
     @staticmethod
     def _key(item: ThreadItem) -> str:
-        return item.key if isinstance(item, OutboundMessage) else f"in:{item.wamid}"
+        if isinstance(item, OutboundMessage):
+            return item.key
+        if isinstance(item, Note):
+            return f"note:{item.id}"
+        return f"in:{item.wamid}"
 
     # -- live changes -------------------------------------------------------------------------
     def update_state(self, key: str, state: str) -> bool:
@@ -228,6 +255,21 @@ class ThreadModel(QAbstractItemModel):
                     if reply.wamid == wamid:
                         return self.index(child_row, 0, self.index(parent_row, 0))
         return QModelIndex()
+
+    def index_of_message(self, wamid_or_key: str) -> QModelIndex:
+        """The index of our message by key, or of a customer's by wamid, or an invalid index."""
+        index = self.index_of_key(wamid_or_key)
+        return index if index.isValid() else self.index_of_inbound(wamid_or_key)
+
+    @property
+    def has_more(self) -> bool:
+        """Whether later pages of the thread exist that are not loaded yet."""
+        return self._next_cursor is not None
+
+    @property
+    def is_loading(self) -> bool:
+        """Whether a page is on its way."""
+        return self._loading
 
     # -- Qt's model interface -----------------------------------------------------------------
     def index(self, row: int, column: int, parent: AnyIndex = QModelIndex()) -> QModelIndex:  # noqa: B008
@@ -300,6 +342,6 @@ class ThreadModel(QAbstractItemModel):
 
 def unattributed(item: ThreadItem | None) -> InboundMessage | None:
     """The customer's message if it is waiting to be linked, else None."""
-    if isinstance(item, InboundMessage) and not item.attributed:
+    if isinstance(item, InboundMessage) and item.needs_placing:
         return item
     return None

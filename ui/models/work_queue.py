@@ -1,4 +1,4 @@
-"""Unattributed replies waiting for a person to link them or mark them a new topic."""
+"""Replies nobody could place, with the messages they may answer, waiting for a person to decide."""
 
 from __future__ import annotations
 
@@ -34,9 +34,11 @@ class WorkQueueModel(PagedListModel[WorkItem]):
         return item.wamid
 
     def display_text(self, item: WorkItem) -> str:
-        """When, who and what."""
+        """When, who and what, and how many of our messages it may answer when more than one."""
         when = short_time(item.received_at, datetime.now(UTC))
-        return f"{when}   {item.sender or 'customer'}: {item.text or '(no text)'}"
+        text = f"{when}   {item.sender or 'customer'}: {item.text or '(no text)'}"
+        count = len(item.candidates)
+        return f"{text}   ({count} messages it may answer)" if count > 1 else text
 
     def start(self) -> None:
         """Load the first page."""

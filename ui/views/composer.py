@@ -1,61 +1,130 @@
-"""The composer: free text while the customer's window is open, a template picker once it is closed."""
+"""The composer: free text while the window is open, templates once it is closed, and internal notes."""
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import partial
+from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QAbstractButton,
+    QButtonGroup,
     QComboBox,
     QFormLayout,
     QHBoxLayout,
     QLineEdit,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
-from ui.api.client import ApiClient, ApiError
-from ui.api.resources import MessageStatus, TemplateInfo
+from ui.api.client import ApiClient, ApiError, ConversationChangedError
+from ui.api.resources import ColleagueMessage, MessageStatus, Note, TemplateInfo
+from ui.presentation import short_time, window_text
 from ui.runner import BackgroundRunner
-from ui.views.plain_text import plain_label
+from ui.views.canned import CannedReplyProvider, attach_canned_picker
+from ui.views.plain_text import plain_label, plain_message_box
 
 CLOSED_WINDOW_TEXT = (
     "The customer's 24-hour window is closed: free text cannot be sent. Pick a template below to reopen it."
 )
+REPLY_PLACEHOLDER = "Write a reply…  (Ctrl+Enter sends)"
+NOTE_PLACEHOLDER = "Write an internal note for the team; the customer never sees it…  (Ctrl+Enter adds it)"
+NOTE_SHORTCUT = "Ctrl+Shift+N"
+# The note box looks like the notes in the thread, so nobody mistakes it for a reply.
+NOTE_STYLE = "QPlainTextEdit { background: #fef9c3; border: 1px solid #ca8a04; }"
+URGENT_STYLE = "color: #dc2626; font-weight: bold;"
+MUTED_STYLE = "color: #6b7280;"
+REPLY_MODE, NOTE_MODE = 0, 1
+SEND_ANYWAY = "Send anyway"
+
+
+def colleague_text(messages: list[ColleagueMessage]) -> str:
+    """What colleagues sent meanwhile, one line each, for the send-anyway question."""
+    now = datetime.now(UTC)
+    lines = []
+    for message in messages:
+        author = message.created_by or "Another system"
+        lines.append(f"{short_time(message.created_at, now)}  {author}: {message.body}")
+    return "\n".join(lines)
 
 
 class Composer(QWidget):
-    """Writes replies; one Idempotency-Key per draft, so a double click sends once."""
+    """Writes replies and notes; one Idempotency-Key per draft, so a double click sends once."""
 
     # A reply was accepted by the backend: the message as it answered.
     reply_sent = Signal(object)
     # A reply was refused or could not be sent: the reason in words.
     reply_failed = Signal(str)
+    # A note was added to the thread: the ui.api.resources.Note.
+    note_added = Signal(object)
+    # The agent changed the reply draft by typing (not when the composer cleared or swapped it).
+    draft_edited = Signal()
+    # Colleagues wrote meanwhile and the agent chose not to send: the thread should show what they wrote.
+    thread_outdated = Signal()
 
     def __init__(
-        self, api: ApiClient | None, runner: BackgroundRunner | None, parent: QWidget | None = None
+        self,
+        api: ApiClient | None,
+        runner: BackgroundRunner | None,
+        parent: QWidget | None = None,
+        *,
+        newest_seen: Callable[[], datetime | None] | None = None,
     ) -> None:
         super().__init__(parent)
         self._api = api
         self._runner = runner
+        # When the newest thread entry on screen was written: a reply says what its author saw.
+        self._newest_seen = newest_seen
         self._conversation_id: int | None = None
         self._closes_at: datetime | None = None
         self._templates: list[TemplateInfo] = []
         self._draft_key = self._new_key()
         self._key_used = False
         self._sending = False
+        self._shown_open: bool | None = None
+        self._writing_note = False
+        # The reply draft while a note is written, and the note draft while a reply is.
+        self._other_draft = ""
+        self._changing_text = False
+        # The last reply sent, kept so "Send anyway" sends exactly it again.
+        self._pending_reply: dict[str, Any] = {}
+        self.collision_dialog: QMessageBox | None = None
         self.setObjectName("composer")
+
+        self.reply_mode_button = QPushButton("Reply")
+        self.note_mode_button = QPushButton("Note")
+        self.mode_buttons = QButtonGroup(self)
+        for number, (button, name) in enumerate(
+            ((self.reply_mode_button, "Write a reply"), (self.note_mode_button, "Write an internal note"))
+        ):
+            button.setCheckable(True)
+            button.setObjectName("segment")
+            button.setAccessibleName(name)
+            self.mode_buttons.addButton(button, number)
+        self.note_mode_button.setToolTip(f"An internal note for the team  ({NOTE_SHORTCUT})")
+        self.reply_mode_button.setChecked(True)
+        self.mode_buttons.idClicked.connect(self._mode_chosen)
+        self.window_label = plain_label("")
+        self.window_label.setAccessibleName("Time left in the customer's window")
+        mode_row = QHBoxLayout()
+        mode_row.setSpacing(2)
+        mode_row.addWidget(self.reply_mode_button)
+        mode_row.addWidget(self.note_mode_button)
+        mode_row.addStretch(1)
+        mode_row.addWidget(self.window_label)
 
         self.text_box = QPlainTextEdit()
         self.text_box.setAccessibleName("Reply text")
-        self.text_box.setPlaceholderText("Write a reply…  (Ctrl+Enter sends)")
+        self.text_box.setPlaceholderText(REPLY_PLACEHOLDER)
         self.text_box.setMaximumHeight(80)
-        self.text_box.textChanged.connect(self._draft_changed)
+        self.text_box.textChanged.connect(self._text_changed)
         self.send_button = QPushButton("Send")
         self.send_button.setAccessibleName("Send reply")
         self.send_button.setObjectName("primary")
@@ -99,6 +168,7 @@ class Composer(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 4, 8, 8)
+        layout.addLayout(mode_row)
         layout.addLayout(text_row)
         layout.addWidget(self.template_page)
         layout.addWidget(self.status_label)
@@ -106,6 +176,11 @@ class Composer(QWidget):
         for sequence in ("Ctrl+Return", "Ctrl+Enter"):
             shortcut = QShortcut(QKeySequence(sequence), self.text_box)
             shortcut.activated.connect(self.send)
+        note_shortcut = QShortcut(QKeySequence(NOTE_SHORTCUT), self)
+        note_shortcut.activated.connect(self.toggle_note)
+        # "/" and a shortcut inserts a canned reply, filled with the open conversation's contact.
+        self.canned_replies = CannedReplyProvider(api, runner, self)
+        self.canned_picker = attach_canned_picker(self.text_box, self.canned_replies)
         # The window can close while the agent types: look once a second.
         self._clock = QTimer(self)
         self._clock.setInterval(1000)
@@ -123,6 +198,11 @@ class Composer(QWidget):
         return self._draft_key
 
     @property
+    def conversation_id(self) -> int | None:
+        """The conversation written in."""
+        return self._conversation_id
+
+    @property
     def window_open(self) -> bool:
         """Whether free text may be sent now."""
         return self._closes_at is not None and self._closes_at > datetime.now(UTC)
@@ -131,6 +211,11 @@ class Composer(QWidget):
     def showing_templates(self) -> bool:
         """Whether the template picker is shown instead of free text."""
         return self._showing_templates
+
+    @property
+    def writing_note(self) -> bool:
+        """Whether the text box holds an internal note rather than a reply."""
+        return self._writing_note
 
     def set_templates(self, templates: list[TemplateInfo]) -> None:
         """The templates the picker offers."""
@@ -145,11 +230,14 @@ class Composer(QWidget):
     def set_conversation(self, conversation_id: int | None, closes_at: datetime | None) -> None:
         """Write in another conversation; its window decides between text and templates."""
         if conversation_id != self._conversation_id:
-            self.text_box.clear()
+            self._set_text("")
+            self._other_draft = ""
             self._start_new_draft()
             self.status_label.clear()
+            self._close_collision_dialog()
         self._conversation_id = conversation_id
         self._closes_at = closes_at
+        self.canned_replies.set_conversation(conversation_id)
         self._apply_window()
 
     def set_window(self, closes_at: datetime | None) -> None:
@@ -157,25 +245,83 @@ class Composer(QWidget):
         self._closes_at = closes_at
         self._apply_window()
 
+    # -- reply or note -----------------------------------------------------------------------
+    def toggle_note(self) -> None:
+        """Switch between writing a reply and writing an internal note."""
+        self.set_note_mode(not self._writing_note)
+
+    def set_note_mode(self, note: bool) -> None:
+        """Write an internal note (True) or a reply (False); each keeps its own draft."""
+        if note == self._writing_note:
+            return
+        self._writing_note = note
+        self.mode_buttons.button(NOTE_MODE if note else REPLY_MODE).setChecked(True)
+        current = self.text_box.toPlainText()
+        self._set_text(self._other_draft)
+        self._other_draft = current
+        self.text_box.setAccessibleName("Note text" if note else "Reply text")
+        self.text_box.setStyleSheet(NOTE_STYLE if note else "")
+        self.send_button.setText("Add note" if note else "Send")
+        self.send_button.setAccessibleName("Add note" if note else "Send reply")
+        self.status_label.clear()
+        self._apply_window()
+        self.text_box.setFocus()
+
+    def _mode_chosen(self, number: int) -> None:
+        self.set_note_mode(number == NOTE_MODE)
+
+    def _set_text(self, text: str) -> None:
+        # The composer's own changes are not the agent typing.
+        self._changing_text = True
+        try:
+            self.text_box.setPlainText(text)
+        finally:
+            self._changing_text = False
+
+    def _text_changed(self) -> None:
+        self._draft_changed()
+        if not self._changing_text and not self._writing_note:
+            self.draft_edited.emit()
+
+    # -- the window --------------------------------------------------------------------------
     def _check_window(self) -> None:
-        if self.showing_templates == self.window_open:
+        if self._shown_open != self.window_open:
             self._apply_window()
+        else:
+            self._show_countdown()
+
+    def _show_countdown(self) -> None:
+        if self._conversation_id is None:
+            self.window_label.setText("")
+            return
+        window = window_text(self._closes_at, datetime.now(UTC))
+        text = f"Window: {window.text}" if window.is_open else "Window closed: templates only"
+        if text != self.window_label.text():
+            self.window_label.setText(text)
+            self.window_label.setStyleSheet(URGENT_STYLE if window.urgent else MUTED_STYLE)
 
     def _apply_window(self) -> None:
         enabled = self._conversation_id is not None
         is_open = self.window_open
-        self.text_box.setReadOnly(not is_open)
-        self.text_box.setEnabled(enabled and is_open)
-        self.text_box.setPlaceholderText(
-            "Write a reply…  (Ctrl+Enter sends)" if is_open or not enabled else CLOSED_WINDOW_TEXT
-        )
-        if not is_open and enabled and self.text_box.toPlainText():
+        self._shown_open = is_open
+        may_write = is_open or self._writing_note
+        self.text_box.setReadOnly(not may_write)
+        self.text_box.setEnabled(enabled and may_write)
+        if self._writing_note:
+            self.text_box.setPlaceholderText(NOTE_PLACEHOLDER)
+        else:
+            self.text_box.setPlaceholderText(
+                REPLY_PLACEHOLDER if is_open or not enabled else CLOSED_WINDOW_TEXT
+            )
+        if not may_write and enabled and self.text_box.toPlainText():
             self.status_label.setText(CLOSED_WINDOW_TEXT)
-        self._showing_templates = enabled and not is_open
+        self._showing_templates = enabled and not is_open and not self._writing_note
         self.template_page.setVisible(self._showing_templates)
-        self.send_button.setEnabled(enabled and is_open and not self._sending)
+        self.send_button.setEnabled(enabled and may_write and not self._sending)
         self.send_template_button.setEnabled(enabled and not self._sending and bool(self._templates))
+        self._show_countdown()
 
+    # -- templates ---------------------------------------------------------------------------
     def _template_chosen(self, row: int) -> None:
         while self.parameter_form.rowCount():
             self.parameter_form.removeRow(0)
@@ -206,9 +352,10 @@ class Composer(QWidget):
         row = self.template_box.currentIndex()
         return self._templates[row] if 0 <= row < len(self._templates) else None
 
+    # -- sending -----------------------------------------------------------------------------
     def _draft_changed(self) -> None:
         # A key covers one exact body: once used, any edit starts a new draft with a new key.
-        if self._key_used and not self._sending:
+        if self._key_used and not self._sending and not self._writing_note:
             self._start_new_draft()
 
     def _start_new_draft(self) -> None:
@@ -216,14 +363,17 @@ class Composer(QWidget):
         self._key_used = False
 
     def send(self) -> None:
-        """Send the draft: text while the window is open, else the chosen template."""
+        """Send the draft: a note, text while the window is open, else the chosen template."""
         if self._api is None or self._runner is None or self._conversation_id is None or self._sending:
+            return
+        if self._writing_note:
+            self._add_note()
             return
         if self.window_open and not self.showing_templates:
             text = self.text_box.toPlainText().strip()
             if not text:
                 return
-            call = partial(self._api.reply, self._conversation_id, self._draft_key, text=text)
+            content: dict[str, Any] = {"text": text}
         else:
             template = self._current_template()
             if template is None:
@@ -232,8 +382,31 @@ class Composer(QWidget):
             if any(not value for value in values):
                 self.status_label.setText("Fill in every template value first.")
                 return
-            payload = {"name": template.name, "language": template.language, "parameters": values}
-            call = partial(self._api.reply, self._conversation_id, self._draft_key, template=payload)
+            content = {
+                "template": {"name": template.name, "language": template.language, "parameters": values}
+            }
+        seen_up_to = self._newest_seen() if self._newest_seen is not None else None
+        self._pending_reply = {
+            "conversation_id": self._conversation_id,
+            "key": self._draft_key,
+            "seen_up_to": seen_up_to,
+            **content,
+        }
+        self._submit_reply(force=False)
+
+    def _submit_reply(self, *, force: bool) -> None:
+        if self._api is None or self._runner is None or not self._pending_reply:
+            return
+        request = self._pending_reply
+        call = partial(
+            self._api.reply,
+            request["conversation_id"],
+            request["key"],
+            text=request.get("text"),
+            template=request.get("template"),
+            seen_up_to=request["seen_up_to"],
+            force=force,
+        )
         self._sending = True
         self._key_used = True
         self.status_label.setText("Sending…")
@@ -242,10 +415,14 @@ class Composer(QWidget):
 
     def _on_sent(self, message: MessageStatus) -> None:
         self._sending = False
+        self._pending_reply = {}
         self.status_label.setText(
             "Queued." if message.state == "queued" else f"{message.state.capitalize()}."
         )
-        self.text_box.clear()
+        if not self._writing_note:
+            self._set_text("")
+        else:
+            self._other_draft = ""
         for field in self.parameter_fields:
             field.clear()
         self._start_new_draft()
@@ -254,6 +431,11 @@ class Composer(QWidget):
 
     def _on_failed(self, error: Exception) -> None:
         self._sending = False
+        if isinstance(error, ConversationChangedError):
+            self._apply_window()
+            self.status_label.setText("A colleague wrote in this conversation after you last looked.")
+            self._ask_send_anyway(error.messages)
+            return
         if isinstance(error, ApiError) and error.code == "window_closed":
             self._closes_at = None
             reason = CLOSED_WINDOW_TEXT
@@ -261,6 +443,75 @@ class Composer(QWidget):
             reason = error.message
         else:
             reason = str(error)
+        self._pending_reply = {}
         self.status_label.setText(reason)
         self._apply_window()
         self.reply_failed.emit(reason)
+
+    # -- a colleague wrote meanwhile -------------------------------------------------------------
+    def _ask_send_anyway(self, messages: list[ColleagueMessage]) -> None:
+        self._close_collision_dialog()
+        authors = sorted({message.created_by or "another system" for message in messages})
+        who = ", ".join(authors) if authors else "someone else"
+        dialog = plain_message_box(
+            QMessageBox.Icon.Warning,
+            "The conversation changed",
+            f"{who} wrote to this customer after you last looked:\n\n{colleague_text(messages)}\n\n"
+            "Send your reply anyway?",
+            self,
+        )
+        dialog.addButton(SEND_ANYWAY, QMessageBox.ButtonRole.AcceptRole)
+        dialog.addButton(QMessageBox.StandardButton.Cancel)
+        dialog.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        dialog.buttonClicked.connect(self._collision_answered)
+        self.collision_dialog = dialog
+        dialog.open()
+
+    def _collision_answered(self, button: QAbstractButton) -> None:
+        dialog = self.collision_dialog
+        self.collision_dialog = None
+        if dialog is None:
+            return
+        send_anyway = dialog.buttonRole(button) == QMessageBox.ButtonRole.AcceptRole
+        dialog.deleteLater()
+        if send_anyway:
+            # The refusal released the key, so the same draft goes out once under it.
+            self._submit_reply(force=True)
+            return
+        self._pending_reply = {}
+        self.status_label.setText("Not sent. Read what your colleague wrote; your draft is kept.")
+        self.thread_outdated.emit()
+
+    def _close_collision_dialog(self) -> None:
+        if self.collision_dialog is not None:
+            dialog, self.collision_dialog = self.collision_dialog, None
+            dialog.buttonClicked.disconnect(self._collision_answered)
+            dialog.reject()
+            dialog.deleteLater()
+            self._pending_reply = {}
+
+    # -- notes -------------------------------------------------------------------------------
+    def _add_note(self) -> None:
+        text = self.text_box.toPlainText().strip()
+        if not text or self._api is None or self._runner is None or self._conversation_id is None:
+            return
+        self._sending = True
+        self.status_label.setText("Adding the note…")
+        self._apply_window()
+        call = partial(self._api.add_note, self._conversation_id, text)
+        self._runner.submit(call, self._on_note_added, self._on_note_failed)
+
+    def _on_note_added(self, note: Note) -> None:
+        self._sending = False
+        self.status_label.setText("Note added.")
+        if self._writing_note:
+            self._set_text("")
+        else:
+            self._other_draft = ""
+        self._apply_window()
+        self.note_added.emit(note)
+
+    def _on_note_failed(self, error: Exception) -> None:
+        self._sending = False
+        self.status_label.setText(error.message if isinstance(error, ApiError) else str(error))
+        self._apply_window()

@@ -18,7 +18,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QMouseEvent, QPainter, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
-from ui.api.resources import Conversation, InboundMessage, OutboundMessage
+from ui.api.resources import Conversation, InboundMessage, Note, OutboundMessage, ThreadItem
 from ui.models.paged import ItemRole
 from ui.presentation import plain_error, short_time, status_mark, window_text
 
@@ -35,6 +35,10 @@ INBOUND_FILL = QColor("#ffffff")
 UNATTRIBUTED_FILL = QColor("#fff7e6")
 UNATTRIBUTED_BORDER = QColor("#f59e0b")
 CHOICE_FILL = QColor("#e0f2fe")
+# Notes are for the team only: pale yellow with an amber edge, so nobody takes one for a message.
+NOTE_FILL = QColor("#fef9c3")
+NOTE_BORDER = QColor("#ca8a04")
+NOTE_CAPTION = QColor("#854d0e")
 MUTED = QColor("#6b7280")
 URGENT = QColor("#dc2626")
 LINK = QColor("#2563eb")
@@ -158,7 +162,7 @@ class ThreadDelegate(QStyledItemDelegate):
         width = self._viewport.width() if self._viewport is not None else option.rect.width()
         return max(200, width - 24)
 
-    def _lines(self, item: OutboundMessage | InboundMessage) -> tuple[str, str, str]:
+    def _lines(self, item: ThreadItem) -> tuple[str, str, str]:
         """(main text, caption under it, extra line in colour), cached per message version."""
         cache_key = self._version(item)
         lines = self._lines_cache.get(cache_key)
@@ -168,14 +172,19 @@ class ThreadDelegate(QStyledItemDelegate):
         return lines
 
     @staticmethod
-    def _version(item: OutboundMessage | InboundMessage) -> str:
+    def _version(item: ThreadItem) -> str:
         if isinstance(item, OutboundMessage):
             return f"{item.key}|{item.state}|{len(item.replies)}|{len(item.reactions)}"
-        return f"in|{item.wamid}|{item.attributed}"
+        if isinstance(item, Note):
+            return f"note|{item.id}"
+        return f"in|{item.wamid}|{item.placement}"
 
     @staticmethod
-    def _compose_lines(item: OutboundMessage | InboundMessage) -> tuple[str, str, str]:
-        """(main text, caption under it, extra line in colour) for a message."""
+    def _compose_lines(item: ThreadItem) -> tuple[str, str, str]:
+        """(main text, caption under it, extra line in colour) for a message or note."""
+        if isinstance(item, Note):
+            when = short_time(item.created_at, datetime.now(UTC))
+            return item.text, f"Note by {item.author}  ·  {when}", ""
         if isinstance(item, OutboundMessage):
             mark = status_mark(item.state)
             when = short_time(item.created_at, datetime.now(UTC))
@@ -196,11 +205,11 @@ class ThreadDelegate(QStyledItemDelegate):
         if item.is_reaction:
             return f"Reacted {item.emoji or ''}", when, ""
         text = item.text or f"({item.type})"
-        extra = "" if item.attributed else f"Not linked to a message  ·  {LINK_TEXT}"
+        extra = f"Not linked to a message  ·  {LINK_TEXT}" if item.needs_placing else ""
         return text, when, extra
 
     def _bubble_geometry(
-        self, option: QStyleOptionViewItem, item: OutboundMessage | InboundMessage, is_reply: bool
+        self, option: QStyleOptionViewItem, item: ThreadItem, is_reply: bool
     ) -> tuple[QRect, QRect, int]:
         """The bubble rect in the row, the text rect inside it, and the row height."""
         width = self._available_width(option)
@@ -243,7 +252,7 @@ class ThreadDelegate(QStyledItemDelegate):
     def sizeHint(self, option: QStyleOptionViewItem, index: AnyIndex) -> QSize:
         """The bubble's height for the view's width (cached per message and width)."""
         item = index.data(ItemRole)
-        if not isinstance(item, OutboundMessage | InboundMessage):
+        if not isinstance(item, OutboundMessage | InboundMessage | Note):
             return QSize(0, 0)
         width = self._available_width(option)
         cache_key = (self._version(item), width)
@@ -258,7 +267,7 @@ class ThreadDelegate(QStyledItemDelegate):
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: AnyIndex) -> None:
         """Draw one message bubble."""
         item = index.data(ItemRole)
-        if not isinstance(item, OutboundMessage | InboundMessage):
+        if not isinstance(item, OutboundMessage | InboundMessage | Note):
             return
         is_reply = index.parent().isValid()
         rect: QRect = option.rect
@@ -267,16 +276,22 @@ class ThreadDelegate(QStyledItemDelegate):
         if isinstance(item, OutboundMessage):
             left = viewport_left + self._available_width(option) - bubble.width()
             fill = OUTBOUND_FILL
+        elif isinstance(item, Note):
+            # Centred, between the customer's side and ours: it belongs to neither.
+            left = viewport_left + (self._available_width(option) - bubble.width()) // 2
+            fill = NOTE_FILL
         else:
             left = viewport_left + (REPLY_INDENT if is_reply else 0)
-            fill = CHOICE_FILL if item.choice else (INBOUND_FILL if item.attributed else UNATTRIBUTED_FILL)
+            fill = CHOICE_FILL if item.choice else (UNATTRIBUTED_FILL if item.needs_placing else INBOUND_FILL)
         bubble.moveTo(left, rect.top() + 4)
         text, caption, extra = self._lines(item)
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         border = QColor("#d1d5db")
-        if isinstance(item, InboundMessage) and not item.attributed:
+        if isinstance(item, InboundMessage) and item.needs_placing:
             border = UNATTRIBUTED_BORDER
+        elif isinstance(item, Note):
+            border = NOTE_BORDER
         if option.state & QStyle.StateFlag.State_Selected:
             border = SELECTED_BORDER
         painter.setPen(QPen(border, 1.5 if border != QColor("#d1d5db") else 1))
@@ -301,6 +316,9 @@ class ThreadDelegate(QStyledItemDelegate):
                 QColor(mark.colour) if item.state in ("read", "failed", "unknown", "held") else MUTED
             )
             painter.drawText(caption_rect, int(Qt.AlignmentFlag.AlignRight), caption)
+        elif isinstance(item, Note):
+            painter.setPen(NOTE_CAPTION)
+            painter.drawText(caption_rect, int(Qt.AlignmentFlag.AlignLeft), caption)
         else:
             painter.setPen(MUTED)
             painter.drawText(caption_rect, int(Qt.AlignmentFlag.AlignLeft), caption)
@@ -321,7 +339,7 @@ class ThreadDelegate(QStyledItemDelegate):
                     int(Qt.AlignmentFlag.AlignLeft),
                     LINK_TEXT,
                 )
-            else:
+            elif isinstance(item, OutboundMessage):
                 painter.setPen(URGENT if item.state == "failed" else QColor("#b45309"))
                 painter.drawText(extra_rect, int(Qt.TextFlag.TextWordWrap), extra)
         painter.restore()
@@ -334,7 +352,7 @@ class ThreadDelegate(QStyledItemDelegate):
         if (
             event.type() == QEvent.Type.MouseButtonRelease
             and isinstance(item, InboundMessage)
-            and not item.attributed
+            and item.needs_placing
             and isinstance(event, QMouseEvent)
         ):
             bubble, _text, _height = self._bubble_geometry(option, item, index.parent().isValid())

@@ -1,15 +1,43 @@
-"""The details pane: contact, assignee, window state, and the selected message's purpose and trigger."""
+"""The details pane: contact, assignee, status, window, labels, and the selected message's purpose."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QPoint, QRect, QSize, QStringListModel, Qt, Signal
+from PySide6.QtWidgets import (
+    QCompleter,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QLayoutItem,
+    QLineEdit,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
-from ui.api.resources import Conversation, InboundMessage, OutboundMessage, ThreadItem
-from ui.presentation import plain_error, status_mark, tooltip_text, window_text
+from ui.api.resources import Conversation, InboundMessage, Note, OutboundMessage, ThreadItem
+from ui.presentation import (
+    placement_text,
+    plain_error,
+    status_mark,
+    status_text,
+    tooltip_text,
+    window_text,
+)
 from ui.views.plain_text import plain_label
+
+# The API's longest label, so the box refuses what the backend would.
+MAX_LABEL_LENGTH = 40
+CHIP_STYLE = (
+    "QToolButton#labelChip { background: #e0f2fe; color: #075985; border: 1px solid #7dd3fc;"
+    " border-radius: 10px; padding: 2px 8px; }"
+    " QToolButton#labelChip:hover { background: #fee2e2; color: #991b1b; border-color: #fca5a5; }"
+)
 
 
 def _label(name: str) -> QLabel:
@@ -22,6 +50,79 @@ def _label(name: str) -> QLabel:
     return label
 
 
+class FlowLayout(QLayout):
+    """Lays widgets out left to right and wraps them onto new lines, as chips are."""
+
+    def __init__(self, parent: QWidget | None = None, spacing: int = 4) -> None:
+        super().__init__(parent)
+        self._items: list[QLayoutItem] = []
+        self._gap = spacing
+
+    def addItem(self, item: QLayoutItem) -> None:
+        """Take a widget's layout item (addWidget calls this)."""
+        self._items.append(item)
+
+    def count(self) -> int:
+        """How many items it holds."""
+        return len(self._items)
+
+    def itemAt(self, index: int) -> QLayoutItem | None:
+        """The item at a position, or None past the end."""
+        return self._items[index] if 0 <= index < len(self._items) else None
+
+    def takeAt(self, index: int) -> QLayoutItem | None:
+        """Remove and return the item at a position."""
+        return self._items.pop(index) if 0 <= index < len(self._items) else None
+
+    def expandingDirections(self) -> Qt.Orientation:
+        """It never asks for more room than its lines need."""
+        return Qt.Orientation(0)
+
+    def hasHeightForWidth(self) -> bool:
+        """Its height depends on how many lines the width allows."""
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        """The height its items take at this width."""
+        return self._arrange(QRect(0, 0, width, 0), move=False)
+
+    def setGeometry(self, rect: QRect) -> None:
+        """Place the items inside the rectangle."""
+        super().setGeometry(rect)
+        self._arrange(rect, move=True)
+
+    def sizeHint(self) -> QSize:
+        """As small as its widest item."""
+        return self.minimumSize()
+
+    def minimumSize(self) -> QSize:
+        """The widest item, plus the margins."""
+        size = QSize()
+        for item in self._items:
+            size = size.expandedTo(item.minimumSize())
+        margins = self.contentsMargins()
+        return size + QSize(margins.left() + margins.right(), margins.top() + margins.bottom())
+
+    def _arrange(self, rect: QRect, *, move: bool) -> int:
+        margins = self.contentsMargins()
+        area = rect.adjusted(margins.left(), margins.top(), -margins.right(), -margins.bottom())
+        x, y, line_height = area.x(), area.y(), 0
+        for item in self._items:
+            hint = item.sizeHint()
+            if x + hint.width() > area.right() + 1 and line_height > 0:
+                x, y, line_height = area.x(), y + line_height + self._gap, 0
+            if move:
+                item.setGeometry(QRect(QPoint(x, y), hint))
+            x += hint.width() + self._gap
+            line_height = max(line_height, hint.height())
+        return y + line_height - rect.y() + margins.bottom()
+
+
+def _chip_text(label: str) -> str:
+    # A button reads & as a shortcut marker: double it so the label shows as written.
+    return f"{label.replace('&', '&&')}  ✕"
+
+
 class DetailsPane(QWidget):
     """Facts about the selected conversation and message, and the assignment buttons."""
 
@@ -31,6 +132,8 @@ class DetailsPane(QWidget):
     assign_to_other_requested = Signal()
     # The agent asked to link the selected unattributed reply: its wamid.
     link_requested = Signal(str)
+    # The agent asked to add or remove labels on the conversation: (labels to add, labels to remove).
+    labels_change_requested = Signal(list, list)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -47,8 +150,10 @@ class DetailsPane(QWidget):
         self.number_label = _label("Contact number")
         self.window_label = _label("Window state")
         self.assignee_label = _label("Assignee")
+        self.status_label = _label("Conversation status")
         contact_form.addRow(plain_label("Name"), self.name_label)
         contact_form.addRow(plain_label("Number"), self.number_label)
+        contact_form.addRow(plain_label("Status"), self.status_label)
         contact_form.addRow(plain_label("Window"), self.window_label)
         contact_form.addRow(plain_label("Assignee"), self.assignee_label)
         self.assign_me_button = QPushButton("Assign to me")
@@ -63,6 +168,30 @@ class DetailsPane(QWidget):
         buttons.addWidget(self.assign_me_button)
         buttons.addWidget(self.assign_other_button)
         contact_form.addRow(buttons)
+
+        labels_box = QGroupBox("Labels")
+        labels_layout = QVBoxLayout(labels_box)
+        self.chip_area = QWidget()
+        self.chip_area.setAccessibleName("Labels of the conversation")
+        self.chip_area.setStyleSheet(CHIP_STYLE)
+        self.chips = FlowLayout(self.chip_area)
+        self.chips.setContentsMargins(0, 0, 0, 0)
+        self.chip_buttons: dict[str, QToolButton] = {}
+        self.no_labels = plain_label("No labels")
+        self.no_labels.setObjectName("muted")
+        self.label_input = QLineEdit()
+        self.label_input.setPlaceholderText("Add a label…")
+        self.label_input.setAccessibleName("Add a label")
+        self.label_input.setMaxLength(MAX_LABEL_LENGTH)
+        self.label_input.returnPressed.connect(self._add_label)
+        self._known_labels = QStringListModel(self)
+        completer = QCompleter(self._known_labels, self.label_input)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.label_input.setCompleter(completer)
+        self._shown_labels: tuple[str, ...] = ()
+        labels_layout.addWidget(self.chip_area)
+        labels_layout.addWidget(self.no_labels)
+        labels_layout.addWidget(self.label_input)
 
         message_box = QGroupBox("Selected message")
         message_form = QFormLayout(message_box)
@@ -83,6 +212,7 @@ class DetailsPane(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addWidget(contact_box)
+        layout.addWidget(labels_box)
         layout.addWidget(message_box)
         layout.addStretch(1)
         self.show_conversation(None)
@@ -123,13 +253,23 @@ class DetailsPane(QWidget):
         """Show a conversation's contact, window and assignee."""
         self._conversation = conversation
         self._show_assignment_buttons(conversation)
+        self._show_labels(conversation.labels if conversation is not None else ())
+        self.label_input.setEnabled(conversation is not None)
         if conversation is None:
-            for label in (self.name_label, self.number_label, self.window_label, self.assignee_label):
+            for label in (
+                self.name_label,
+                self.number_label,
+                self.status_label,
+                self.window_label,
+                self.assignee_label,
+            ):
                 label.setText("—")
             return
+        now = datetime.now(UTC)
         self.name_label.setText(conversation.contact.name or "(no profile name)")
         self.number_label.setText(conversation.contact.number or f"WhatsApp id {conversation.contact.wa_id}")
-        window = window_text(conversation.window_closes_at, datetime.now(UTC))
+        self.status_label.setText(status_text(conversation.status, conversation.snoozed_until, now))
+        window = window_text(conversation.window_closes_at, now)
         self.window_label.setText(
             f"open, {window.text}" if window.is_open else "closed: only templates can be sent"
         )
@@ -139,7 +279,7 @@ class DetailsPane(QWidget):
     def show_message(self, message: ThreadItem | None) -> None:
         """Show the selected message's purpose, trigger, state and problem."""
         self._message = message
-        self.link_button.setVisible(isinstance(message, InboundMessage) and not message.attributed)
+        self.link_button.setVisible(isinstance(message, InboundMessage) and message.needs_placing)
         if isinstance(message, OutboundMessage):
             self.purpose_label.setText(message.purpose or "—")
             self.trigger_label.setText(message.trigger_ref or "—")
@@ -149,8 +289,14 @@ class DetailsPane(QWidget):
         elif isinstance(message, InboundMessage):
             self.purpose_label.setText("customer message")
             self.trigger_label.setText(f"answers {message.context_id}" if message.context_id else "—")
-            self.state_label.setText("linked" if message.attributed else "not linked to a message")
+            self.state_label.setText(placement_text(message.placement))
             self.key_label.setText(message.wamid)
+            self.error_label.setText("—")
+        elif isinstance(message, Note):
+            self.purpose_label.setText("internal note")
+            self.trigger_label.setText(f"by {message.author}")
+            self.state_label.setText("seen by the team only, never sent to the customer")
+            self.key_label.setText(f"note {message.id}")
             self.error_label.setText("—")
         else:
             for label in (
@@ -161,6 +307,47 @@ class DetailsPane(QWidget):
                 self.error_label,
             ):
                 label.setText("—")
+
+    # -- labels ------------------------------------------------------------------------------
+    def set_known_labels(self, names: list[str]) -> None:
+        """The labels in use, offered as the agent types a new one."""
+        self._known_labels.setStringList(names)
+
+    def _show_labels(self, labels: tuple[str, ...]) -> None:
+        self.no_labels.setVisible(not labels)
+        if labels == self._shown_labels:
+            return
+        self._shown_labels = labels
+        for button in self.chip_buttons.values():
+            self.chips.removeWidget(button)
+            button.deleteLater()
+        self.chip_buttons = {}
+        for label in labels:
+            chip = QToolButton(self.chip_area)
+            chip.setObjectName("labelChip")
+            chip.setText(_chip_text(label))
+            chip.setAccessibleName(f"Remove label {label}")
+            chip.setToolTip(tooltip_text(f"Remove the label “{label}”"))
+            chip.clicked.connect(self._chip_clicked)
+            chip.setProperty("label", label)
+            self.chips.addWidget(chip)
+            self.chip_buttons[label] = chip
+        self.chips.invalidate()
+        self.chip_area.updateGeometry()
+
+    def _chip_clicked(self) -> None:
+        chip = self.sender()
+        label = chip.property("label") if isinstance(chip, QToolButton) else None
+        if isinstance(label, str) and self._conversation is not None:
+            self.labels_change_requested.emit([], [label])
+
+    def _add_label(self) -> None:
+        label = self.label_input.text().strip()
+        if not label or self._conversation is None:
+            return
+        self.label_input.clear()
+        if label not in self._conversation.labels:
+            self.labels_change_requested.emit([label], [])
 
     def _link_clicked(self) -> None:
         if isinstance(self._message, InboundMessage):

@@ -1,45 +1,88 @@
-"""Placing an unattributed reply: link it to a recent message of that contact, or mark it a new topic."""
+"""Placing a reply nobody could place: link it to a message it may answer, or mark it a new topic."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
+from typing import TypeVar
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QComboBox,
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
+    QListWidget,
+    QListWidgetItem,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from ui.api.client import ApiClient, ApiError
-from ui.api.resources import InboundMessage, OutboundMessage, Page, ThreadItem
-from ui.presentation import short_time, status_mark
+from ui.api.resources import Candidate, InboundMessage, OutboundMessage
+from ui.presentation import short_time, status_mark, tooltip_text
 from ui.runner import BackgroundRunner
 from ui.views.plain_text import plain_label
 
+T = TypeVar("T")
+
 RECENT_MESSAGES = 20
+CANDIDATES_HEADING = "The messages it may answer, newest first"
+RECENT_HEADING = "Recent messages to this customer"
 
 
-def recent_outbound(api: ApiClient, conversation_id: int) -> list[OutboundMessage]:
+@dataclass(frozen=True)
+class LinkOption:
+    """One of our messages a reply can be linked to."""
+
+    key: str
+    purpose: str
+    body: str
+    sent_at: datetime | None
+    # The delivery mark (✓✓…) when the state is known.
+    mark: str = ""
+
+    @classmethod
+    def from_candidate(cls, candidate: Candidate) -> LinkOption:
+        """A business message the backend names as a candidate."""
+        return cls(candidate.key, candidate.purpose, candidate.body, candidate.sent_at)
+
+    @classmethod
+    def from_message(cls, message: OutboundMessage) -> LinkOption:
+        """A message found in the conversation's thread."""
+        mark = status_mark(message.state).mark
+        return cls(message.key, message.purpose, message.body, message.created_at, mark)
+
+    def text(self, now: datetime) -> str:
+        """Two plain lines: what kind of message and when, then what it said."""
+        when = f"sent {short_time(self.sent_at, now)}" if self.sent_at else "not sent yet"
+        heading = " · ".join(part for part in (purpose_text(self.purpose), when, self.mark) if part)
+        return f"{heading}\n{self.body or '(no text)'}"
+
+
+def purpose_text(purpose: str) -> str:
+    """A message's purpose as words: "appointment_reminder" → "Appointment reminder"."""
+    words = purpose.replace("_", " ").replace("-", " ").strip()
+    return words[:1].upper() + words[1:]
+
+
+def recent_outbound(api: ApiClient, conversation_id: int) -> list[LinkOption]:
     """Runs on a worker thread: the contact's most recent messages from us, newest first."""
     cursor: str | None = None
     found: list[OutboundMessage] = []
     while True:
-        page: Page[ThreadItem] = api.thread(conversation_id, cursor=cursor, limit=1000)
+        page = api.thread(conversation_id, cursor=cursor, limit=1000)
         found.extend(item for item in page.items if isinstance(item, OutboundMessage))
         found = found[-RECENT_MESSAGES:]
         if page.next_cursor is None:
-            return list(reversed(found))
+            return [LinkOption.from_message(message) for message in reversed(found)]
         cursor = page.next_cursor
 
 
 class LinkChooser(QWidget):
-    """Picks a recent message for a reply, then links it (or marks a new topic) through the API."""
+    """Offers the messages a reply may answer (the newest chosen), then links it or marks a new topic."""
 
     # The reply was placed: its wamid and the message key (empty for a new topic).
     attributed = Signal(str, str)
@@ -53,11 +96,16 @@ class LinkChooser(QWidget):
         self._api = api
         self._runner = runner
         self._wamid: str | None = None
-        self._messages: list[OutboundMessage] = []
+        self._messages: list[LinkOption] = []
         self._pending_key = ""
-        self.message_box = QComboBox()
-        self.message_box.setAccessibleName("Recent message to link to")
-        self.message_box.setMinimumWidth(320)
+        # Counts the replies shown, so recent messages loaded for an earlier one are dropped.
+        self._generation = 0
+        self.heading = plain_label(RECENT_HEADING)
+        self.message_list = QListWidget()
+        self.message_list.setAccessibleName("Message to link to")
+        self.message_list.setMinimumWidth(320)
+        self.message_list.setAlternatingRowColors(True)
+        self.message_list.currentRowChanged.connect(self._update_buttons)
         self.link_button = QPushButton("Link to this message")
         self.link_button.setAccessibleName("Link to the chosen message")
         self.link_button.setObjectName("primary")
@@ -73,56 +121,75 @@ class LinkChooser(QWidget):
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(plain_label("Recent messages to this customer"))
-        layout.addWidget(self.message_box)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.message_list, 1)
         layout.addLayout(buttons)
         layout.addWidget(self.status_label)
         self.show_reply(None, None)
 
     @property
-    def messages(self) -> list[OutboundMessage]:
+    def messages(self) -> list[LinkOption]:
         """The messages offered, newest first."""
         return self._messages
 
-    def show_reply(self, wamid: str | None, conversation_id: int | None) -> None:
-        """Offer the recent messages of the reply's conversation."""
-        self._wamid = wamid
-        self._messages = []
-        self.message_box.clear()
-        self.status_label.clear()
-        self._update_buttons()
-        if wamid is not None and conversation_id is not None and self._api and self._runner:
-            self.status_label.setText("Loading recent messages…")
-            self._runner.submit(
-                partial(recent_outbound, self._api, conversation_id), self._on_messages, self._on_failed
-            )
+    @property
+    def chosen(self) -> LinkOption | None:
+        """The message selected to link to."""
+        row = self.message_list.currentRow()
+        return self._messages[row] if 0 <= row < len(self._messages) else None
 
-    def _on_messages(self, messages: list[OutboundMessage]) -> None:
-        self._messages = messages
-        self.message_box.clear()
-        now = datetime.now(UTC)
-        for message in messages:
-            mark = status_mark(message.state).mark
-            self.message_box.addItem(
-                f"{short_time(message.created_at, now)}  {mark}  {message.body or message.purpose}"
-            )
+    def show_reply(
+        self, wamid: str | None, conversation_id: int | None, candidates: Sequence[Candidate] = ()
+    ) -> None:
+        """Offer the reply's candidates; without any, the recent messages of its conversation."""
+        self._generation += 1
+        self._wamid = wamid
+        self._show_options([])
+        self.status_label.clear()
+        if wamid is None:
+            return
+        if candidates:
+            self.heading.setText(CANDIDATES_HEADING)
+            self._show_options([LinkOption.from_candidate(candidate) for candidate in candidates])
+            return
+        self.heading.setText(RECENT_HEADING)
+        if conversation_id is not None and self._api and self._runner:
+            self.status_label.setText("Loading recent messages…")
+            call = partial(_tagged, self._generation, partial(recent_outbound, self._api, conversation_id))
+            self._runner.submit(call, self._on_messages, self._on_failed)
+
+    def _on_messages(self, tagged: tuple[int, list[LinkOption]]) -> None:
+        generation, messages = tagged
+        if generation != self._generation:
+            return
+        self._show_options(messages)
         self.status_label.setText(
             "" if messages else "No recent messages to this customer: mark it as a new topic."
         )
+
+    def _show_options(self, options: list[LinkOption]) -> None:
+        self._messages = options
+        self.message_list.clear()
+        now = datetime.now(UTC)
+        for option in options:
+            item = QListWidgetItem(option.text(now))
+            item.setToolTip(tooltip_text(option.body))
+            self.message_list.addItem(item)
+        # The newest is the likeliest answer: chosen until the agent picks another.
+        self.message_list.setCurrentRow(0 if options else -1)
         self._update_buttons()
 
     def _update_buttons(self) -> None:
-        self.link_button.setEnabled(self._wamid is not None and bool(self._messages))
+        self.link_button.setEnabled(self._wamid is not None and self.chosen is not None)
         self.new_topic_button.setEnabled(self._wamid is not None)
 
     def link(self) -> None:
         """Link the reply to the chosen message."""
-        row = self.message_box.currentIndex()
-        if self._wamid is None or not 0 <= row < len(self._messages) or not self._api or not self._runner:
+        chosen = self.chosen
+        if self._wamid is None or chosen is None or not self._api or not self._runner:
             return
-        self._pending_key = self._messages[row].key
-        call = partial(self._api.attribute, self._wamid, message_key=self._pending_key)
-        self._submit(call)
+        self._pending_key = chosen.key
+        self._submit(partial(self._api.attribute, self._wamid, message_key=chosen.key))
 
     def mark_new_topic(self) -> None:
         """File the reply as the start of a new topic."""
@@ -150,6 +217,11 @@ class LinkChooser(QWidget):
         self.status_label.setText(reason)
         self._update_buttons()
         self.failed.emit(reason)
+
+
+def _tagged(generation: int, call: Callable[[], T]) -> tuple[int, T]:
+    """Runs on a worker thread: a result tagged with the generation that asked for it."""
+    return generation, call()
 
 
 class LinkDialog(QDialog):

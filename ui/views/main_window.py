@@ -2,19 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QColor, QIcon, QKeySequence, QPainter, QPixmap, QShortcut
-from PySide6.QtWidgets import QMainWindow, QSystemTrayIcon, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QMainWindow,
+    QPushButton,
+    QSystemTrayIcon,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ui.api.client import ApiClient
 from ui.api.resources import (
+    CANNED_REPLIES_CHANGED,
     CONVERSATION_ASSIGNED,
+    CONVERSATION_LABELS_CHANGED,
+    CONVERSATION_STATUS_CHANGED,
     INBOUND_ATTRIBUTED,
     INBOUND_RECEIVED,
     MESSAGE_QUEUED,
     MESSAGE_STATE_CHANGED,
+    NOTE_ADDED,
+    PRESENCE_CHANGED,
     SUPERVISOR_DECISION,
     WINDOW_CLOSED,
     WINDOW_CLOSING,
@@ -25,11 +39,13 @@ from ui.api.resources import (
     TemplateInfo,
 )
 from ui.live import EventFeed
-from ui.presentation import notification_name
+from ui.presentation import mentions_me, notification_name
 from ui.runner import BackgroundRunner
+from ui.views.canned import CannedRepliesDialog
 from ui.views.health import HealthView
 from ui.views.inbox import InboxView
 from ui.views.plain_text import plain_label
+from ui.views.search import SearchDialog
 from ui.views.supervisor import SupervisorView
 from ui.views.work_queue import WorkQueueView
 
@@ -42,6 +58,7 @@ TAB_NAMES = {
 }
 DEFAULT_SIZE = (1280, 800)
 REFRESH_DELAY_MS = 300
+SEARCH_SHORTCUT = "Ctrl+Shift+F"
 MAX_ROWS_REFRESHED_ONE_BY_ONE = 3
 _SUPERVISOR_STATES = {"unknown", "held"}
 
@@ -63,6 +80,18 @@ def app_icon() -> QIcon:
     return QIcon(pixmap)
 
 
+def _reply_words(name: str) -> str:
+    return f"New reply from {name}"
+
+
+def _closing_words(name: str) -> str:
+    return f"{name} is still waiting for an answer: their window closes within the hour"
+
+
+def _mention_words(author: str, name: str) -> str:
+    return f"{author} mentioned you in a note on {name}"
+
+
 def _conversations_page(api: ApiClient, view: str) -> Page[Conversation]:
     return api.conversations(view=view, limit=1000)
 
@@ -72,6 +101,8 @@ class MainWindow(QMainWindow):
 
     # A desktop notification was shown (or would have been, without a tray): its text.
     notified = Signal(str)
+    # The team's canned replies changed on the server.
+    canned_replies_changed = Signal()
 
     def __init__(
         self,
@@ -89,6 +120,8 @@ class MainWindow(QMainWindow):
         self._user_name = user_name
         self._my_conversations: set[int] = set()
         self._pending_conversations: set[int] = set()
+        # Notifications waiting for the name of a customer not in the list: by conversation.
+        self._notifications_waiting: dict[int, list[Callable[[str], str]]] = {}
         self._is_supervisor = False
         self.setWindowTitle(f"WhatsApp shared inbox{title_suffix}")
         self.setWindowIcon(app_icon())
@@ -112,6 +145,22 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.health, "Health")
         self.tabs.setTabVisible(SUPERVISOR_TAB, False)
         self.tabs.currentChanged.connect(self._tab_changed)
+        self.search_dialog: SearchDialog | None = None
+        self.canned_dialog: CannedRepliesDialog | None = None
+        self.search_button = QPushButton("Search messages")
+        self.search_button.setAccessibleName("Search words in every conversation")
+        self.search_button.setToolTip(f"Search words in every conversation  ({SEARCH_SHORTCUT})")
+        self.search_button.clicked.connect(self.open_search)
+        self.canned_button = QPushButton("Canned replies")
+        self.canned_button.setAccessibleName("Canned replies")
+        self.canned_button.setToolTip("The team's saved replies: type / and a shortcut in the composer")
+        self.canned_button.clicked.connect(self.open_canned_replies)
+        corner = QWidget()
+        corner_layout = QHBoxLayout(corner)
+        corner_layout.setContentsMargins(0, 2, 8, 2)
+        corner_layout.addWidget(self.search_button)
+        corner_layout.addWidget(self.canned_button)
+        self.tabs.setCornerWidget(corner, Qt.Corner.TopRightCorner)
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -133,6 +182,8 @@ class MainWindow(QMainWindow):
             shortcut.activated.connect(getattr(self, f"_show_tab_{number + 1}"))
         search = QShortcut(QKeySequence("Ctrl+K"), self)
         search.activated.connect(self._focus_search)
+        search_messages = QShortcut(QKeySequence(SEARCH_SHORTCUT), self)
+        search_messages.activated.connect(self.open_search)
 
         self.tray: QSystemTrayIcon | None = None
         if QSystemTrayIcon.isSystemTrayAvailable():
@@ -144,6 +195,8 @@ class MainWindow(QMainWindow):
         self._thread_timer = self._debounce(self.inbox.refresh_thread)
         self._work_queue_timer = self._debounce(self.work_queue.refresh)
         self._supervisor_timer = self._debounce(self._refresh_supervisor)
+        self._labels_timer = self._debounce(self.inbox.refresh_labels)
+        self.canned_replies_changed.connect(self.inbox.composer.canned_replies.reload)
         self._tick = QTimer(self)
         self._tick.setInterval(30_000)
         self._tick.timeout.connect(self.inbox.conversations.tick)
@@ -181,9 +234,10 @@ class MainWindow(QMainWindow):
             self.feed.start()
 
     def stop(self) -> None:
-        """Stop listening; called when the window closes."""
+        """Stop listening and leave the open conversation; called when the window closes."""
         if self.feed is not None:
             self.feed.stop()
+        self.inbox.leave()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Stop the live feed before the window goes."""
@@ -242,6 +296,35 @@ class MainWindow(QMainWindow):
     def _focus_search(self) -> None:
         self.tabs.setCurrentIndex(INBOX_TAB)
         self.inbox.focus_search()
+
+    def open_search(self) -> None:
+        """Search words in every conversation; a chosen result opens its conversation at that message."""
+        if self.search_dialog is None:
+            self.search_dialog = SearchDialog(self._api, self._runner, self)
+            self.search_dialog.message_chosen.connect(self.show_message)
+        if self.search_dialog.isVisible():
+            self.search_dialog.raise_()
+            self.search_dialog.activateWindow()
+        else:
+            self.search_dialog.show()
+        self.search_dialog.view.focus_search()
+
+    def show_message(self, conversation_id: int, wamid_or_key: str) -> None:
+        """Open a conversation in the inbox at one of its messages."""
+        self.tabs.setCurrentIndex(INBOX_TAB)
+        self.inbox.show_message(conversation_id, wamid_or_key)
+
+    def open_canned_replies(self) -> None:
+        """The team's canned replies; supervisors may change them."""
+        if self.canned_dialog is None:
+            self.canned_dialog = CannedRepliesDialog(
+                self._api, self._runner, self, editable=self._is_supervisor
+            )
+            self.canned_dialog.replies_changed.connect(self.canned_replies_changed)
+        if self.canned_dialog.isVisible():
+            self.canned_dialog.raise_()
+        else:
+            self.canned_dialog.show()
 
     def _tab_changed(self, index: int) -> None:
         if index == HEALTH_TAB:
@@ -310,10 +393,38 @@ class MainWindow(QMainWindow):
                         self._my_conversations.add(conversation_id)
                     else:
                         self._my_conversations.discard(conversation_id)
-            elif event.type in (WINDOW_CLOSING, WINDOW_CLOSED):
+            elif event.type == WINDOW_CLOSING:
+                self._conversation_changed(conversation_id)
+                if (
+                    conversation_id is not None
+                    and event.unanswered
+                    and self._user_name is not None
+                    and event.assignee == self._user_name
+                ):
+                    self._notify_window_closing(conversation_id)
+            elif event.type == WINDOW_CLOSED:
                 self._conversation_changed(conversation_id)
             elif event.type == SUPERVISOR_DECISION:
                 self._supervisor_timer.start()
+            elif event.type == CONVERSATION_STATUS_CHANGED:
+                self._conversation_changed(conversation_id)
+            elif event.type == PRESENCE_CHANGED:
+                if conversation_id is not None:
+                    self.inbox.viewers_changed(conversation_id, event.viewers)
+            elif event.type == NOTE_ADDED:
+                if conversation_id is not None and conversation_id == current:
+                    self._thread_timer.start()
+                if (
+                    conversation_id is not None
+                    and event.author != self._user_name
+                    and mentions_me(event.mentions, self._user_name)
+                ):
+                    self._notify_mention(conversation_id, event.author or "A colleague")
+            elif event.type == CONVERSATION_LABELS_CHANGED:
+                self._conversation_changed(conversation_id)
+                self._labels_timer.start()
+            elif event.type == CANNED_REPLIES_CHANGED:
+                self.canned_replies_changed.emit()
         self.health.add_events(events)
 
     def _conversation_changed(self, conversation_id: int | None) -> None:
@@ -338,11 +449,49 @@ class MainWindow(QMainWindow):
         if self._is_supervisor:
             self.supervisor.refresh()
 
-    def _notify_reply(self, conversation_id: int) -> None:
+    def _known_contact(self, conversation_id: int) -> Conversation | None:
         row = self.inbox.conversations.row_of(conversation_id)
         conversation = self.inbox.conversations.item_at(row) if row is not None else None
-        name = notification_name(conversation.contact) if conversation else "a customer"
-        text = f"New reply from {name}"
+        selected = self.inbox.selected_conversation
+        if conversation is None and selected is not None and selected.id == conversation_id:
+            conversation = selected
+        return conversation
+
+    def _notify_about(self, conversation_id: int, words: Callable[[str], str]) -> None:
+        """A notification naming the customer; one not in the list is looked up first."""
+        conversation = self._known_contact(conversation_id)
+        if conversation is not None or self._api is None or self._runner is None:
+            name = notification_name(conversation.contact) if conversation else "a customer"
+            self._notify(words(name))
+            return
+        waiting = self._notifications_waiting.setdefault(conversation_id, [])
+        waiting.append(words)
+        if len(waiting) == 1:
+            call = partial(self._api.conversation, conversation_id)
+            self._runner.submit(call, self._notification_contact_loaded, self._notification_contact_failed)
+
+    def _notification_contact_loaded(self, conversation: Conversation) -> None:
+        for words in self._notifications_waiting.pop(conversation.id, []):
+            self._notify(words(notification_name(conversation.contact)))
+
+    def _notification_contact_failed(self, _error: Exception) -> None:
+        waiting, self._notifications_waiting = self._notifications_waiting, {}
+        for notifications in waiting.values():
+            for words in notifications:
+                self._notify(words("a customer"))
+
+    def _notify_reply(self, conversation_id: int) -> None:
+        self._notify_about(conversation_id, _reply_words)
+
+    def _notify_window_closing(self, conversation_id: int) -> None:
+        self._notify_about(conversation_id, _closing_words)
+
+    def _notify_mention(self, conversation_id: int, author: str) -> None:
+        # A user name is the team's own text, but a notification body may be read as markup.
+        who = author if not any(character in author for character in "<>&") else "A colleague"
+        self._notify_about(conversation_id, partial(_mention_words, who))
+
+    def _notify(self, text: str) -> None:
         if self.tray is not None:
             self.tray.showMessage(
                 "WhatsApp shared inbox", text, QSystemTrayIcon.MessageIcon.Information, 5000

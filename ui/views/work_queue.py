@@ -53,8 +53,9 @@ class WorkQueueView(QWidget):
         detail_layout.addWidget(self.chooser)
         detail_layout.addStretch(1)
         explanation = plain_label(
-            "These replies did not quote one of our messages, so nobody knows yet what they answer. "
-            "Link each one to the message it answers, or mark it as a new topic."
+            "These replies quote none of our messages and came after messages nobody answered yet, "
+            "so nobody knows which one they answer. Link each to the message it answers (the newest "
+            "is chosen), or mark it as a new topic."
         )
         explanation.setWordWrap(True)
         explanation.setObjectName("hint")
@@ -110,7 +111,7 @@ class WorkQueueView(QWidget):
         when = short_time(item.received_at, datetime.now(UTC))
         self.from_label.setText(f"From {item.sender or 'customer'} at {when}")
         self.reply_label.setText(f"“{item.text or '(no text)'}”")
-        self.chooser.show_reply(item.wamid, item.conversation_id)
+        self.chooser.show_reply(item.wamid, item.conversation_id, item.candidates)
 
     def _placed(self, wamid: str, key: str) -> None:
         conversation_id = self._selected.conversation_id if self._selected else 0

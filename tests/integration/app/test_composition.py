@@ -78,6 +78,7 @@ def test_serving_without_http_builds_the_workers_alone(database: Database, setti
         "outbox-sweeper",
         "webhook-processor",
         "window-timers",
+        "conversation-timers",
         "retention-sweeper",
         # PostgreSQL numbers journal entries after commit; SQLite's single writer numbers them at once.
         *([] if database.is_sqlite else ["journal-sequencer"]),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from flask.testing import FlaskClient
 from sqlalchemy import select
@@ -18,7 +20,12 @@ def test_linking_and_new_topic_take_a_reply_out_of_the_work_queue(
     database: Database, client: FlaskClient, processor: WebhookProcessor, agent: int
 ) -> None:
     row_id = add_outbox_row(database, key="order-9:shipped", wamid="wamid.OUT9")
-    deliver(client, processor, text_message("wamid.Q1"), text_message("wamid.Q2"))
+    deliver(client, processor, text_message("wamid.Q1"))
+    deliver(client, processor, text_message("wamid.Q2", sent_at=NOW + timedelta(minutes=5)))
+    with database.reader() as session:
+        placements = session.execute(select(InboundMessage.wamid, InboundMessage.placement)).all()
+    # The answer to our message is a work item; what the customer adds after it is chat.
+    assert sorted(placements) == [("wamid.Q1", "work_queue"), ("wamid.Q2", "conversation")]
     with database.transaction() as session:
         linked = attribute_inbound(
             session, "wamid.Q1", message_key="order-9:shipped", new_topic=False, user_id=agent, now=NOW

@@ -66,15 +66,18 @@ def test_a_reply_quoting_a_message_sent_to_another_contact_is_filed_as_unquoted_
         text_message("wamid.CROSS", body="Cancel it", context_id="wamid.THEIRS"),
     )
     plain, crossed = _inbound(database, "wamid.PLAIN"), _inbound(database, "wamid.CROSS")
-    # Placed exactly as the reply quoting nothing: the sender's own thread, in the work queue.
-    assert (crossed.placement, crossed.reply_to_message_id) == ("work_queue", None)
+    # Placed exactly as the message quoting nothing: the sender's own thread, chat (we never wrote to them).
+    assert (plain.placement, plain.reply_to_message_id) == ("conversation", None)
+    assert (crossed.placement, crossed.reply_to_message_id) == ("conversation", None)
     assert crossed.conversation_id == plain.conversation_id != _conversation_of(database, theirs)
     assert crossed.context_id == "wamid.THEIRS"
     with database.reader() as session:
         sender = session.get_one(Contact, crossed.contact_id)
     journaled = [entry.data for entry in journal_entries(database, "inbound.received")]
     assert sender.wa_id == CUSTOMER
-    assert [(entry["attributed"], entry["reply_to_key"]) for entry in journaled] == [(False, None)] * 2
+    assert [(entry["placement"], entry["reply_to_key"]) for entry in journaled] == [
+        ("conversation", None)
+    ] * 2
     assert _cross_contact_quotes(database) == 1
 
 
@@ -104,12 +107,12 @@ def test_a_reaction_to_another_contacts_message_attaches_to_nothing(
     )
     mine = _inbound(database, "wamid.MY-TEXT")
     to_our_message, to_their_text = _inbound(database, "wamid.R-OUT"), _inbound(database, "wamid.R-IN")
-    for reaction in (to_our_message, to_their_text):
-        assert (reaction.placement, reaction.reply_to_message_id) == ("work_queue", None)
+    own = _inbound(database, "wamid.R-MINE")
+    # Each stays in the sender's thread as chat; only the reactions naming someone else's are counted.
+    for reaction in (to_our_message, to_their_text, own):
+        assert (reaction.placement, reaction.reply_to_message_id) == ("conversation", None)
         assert reaction.conversation_id == mine.conversation_id
     assert to_our_message.conversation_id != _conversation_of(database, theirs)
-    # A reaction to the sender's own message still attaches to it without an agent.
-    assert _inbound(database, "wamid.R-MINE").placement == "reply"
     assert _cross_contact_quotes(database) == 2
 
 
@@ -123,7 +126,7 @@ def test_a_reaction_to_another_contacts_message_in_the_same_body_attaches_to_not
         "messages": theirs["messages"] + reaction["messages"],
     }
     deliver(client, processor, both)
-    assert _inbound(database, "wamid.R-IN").placement == "work_queue"
+    assert _inbound(database, "wamid.R-IN").placement == "conversation"
     assert _cross_contact_quotes(database) == 1
 
 
@@ -159,6 +162,8 @@ def test_an_agent_cannot_link_a_cross_contact_reply_to_the_message_it_quoted(
     add_outbox_row(database, key="theirs", wamid="wamid.THEIRS", to="+" + OTHER_CUSTOMER)
     own = add_outbox_row(database, key="mine", wamid="wamid.MINE")
     deliver(client, processor, text_message("wamid.CROSS", context_id="wamid.THEIRS"))
+    # Filed as if it quoted nothing, after a business message of its own sender's: a work item.
+    assert _inbound(database, "wamid.CROSS").placement == "work_queue"
     with pytest.raises(AttributionError) as raised, database.transaction() as session:
         attribute_inbound(
             session, "wamid.CROSS", message_key="theirs", new_topic=False, user_id=agent, now=NOW
@@ -177,8 +182,18 @@ def test_an_agent_may_link_a_reply_to_a_message_meta_reported_delivered_to_its_s
     row_id = add_outbox_row(database, key="k", wamid="wamid.OUT", to="+5511987654321")
     deliver(client, processor, statuses(status("wamid.OUT", "delivered", recipient="551187654321")))
     deliver(client, processor, text_message("wamid.IN", sender="551187654321"))
+    # The account Meta named is a contact of its own, with its own thread, where we never wrote.
+    unlinked = _inbound(database, "wamid.IN")
+    assert unlinked.placement == "conversation"
+    assert unlinked.conversation_id != _conversation_of(database, row_id)
     with database.transaction() as session:
         linked = attribute_inbound(
             session, "wamid.IN", message_key="k", new_topic=False, user_id=agent, now=NOW
         )
         assert (linked.placement, linked.reply_to_message_id) == ("linked", row_id)
+    # Linked, it moves to the thread of the message it answers.
+    assert _inbound(database, "wamid.IN").conversation_id == _conversation_of(database, row_id)
+    moved = journal_entries(database, "inbound.attributed")
+    assert [(entry.data["wamid"], entry.data["conversation_id"]) for entry in moved] == [
+        ("wamid.IN", _conversation_of(database, row_id))
+    ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from flask.testing import FlaskClient
 from sqlalchemy import select
 
@@ -49,26 +50,24 @@ def test_a_reply_is_threaded_by_context_id_to_the_message_it_answers(
             "wamid": "wamid.IN1",
             "conversation_id": sent.conversation_id,
             "attributed": True,
+            "placement": "reply",
             "reply_to_key": "appointment-7:reminder",
             "type": "text",
         }
     ]
 
 
-def test_no_context_or_an_unknown_context_goes_to_the_work_queue(
-    database: Database, client: FlaskClient, processor: WebhookProcessor
+@pytest.mark.parametrize("context_id", [None, "wamid.NOT-OURS"])
+def test_no_context_or_an_unknown_context_after_a_business_message_goes_to_the_work_queue(
+    database: Database, client: FlaskClient, processor: WebhookProcessor, context_id: str | None
 ) -> None:
-    add_outbox_row(database, key="k", wamid="wamid.OUT1")
-    deliver(
-        client,
-        processor,
-        text_message("wamid.IN1", body="Yes"),
-        text_message("wamid.IN2", body="Yes", context_id="wamid.NOT-OURS"),
-    )
-    for wamid in ("wamid.IN1", "wamid.IN2"):
-        message = _inbound(database, wamid)
-        assert (message.placement, message.reply_to_message_id) == ("work_queue", None)
-    assert [entry["attributed"] for entry in _journal(database, "inbound.received")] == [False, False]
+    add_outbox_row(database, key="k", wamid="wamid.OUT1", at=NOW - timedelta(hours=1))
+    deliver(client, processor, text_message("wamid.IN1", body="Yes", context_id=context_id))
+    message = _inbound(database, "wamid.IN1")
+    assert (message.placement, message.reply_to_message_id) == ("work_queue", None)
+    assert [
+        (entry["attributed"], entry["placement"]) for entry in _journal(database, "inbound.received")
+    ] == [(False, "work_queue")]
 
 
 def test_choices_are_stored_by_their_ids_never_matched_by_text(
@@ -113,6 +112,7 @@ def test_choices_are_stored_by_their_ids_never_matched_by_text(
                 },
             }
         ),
+        # The same words typed after the buttons were answered: chat, never matched to a button by text.
         text_message("wamid.T", body="Confirm"),
     )
     chosen = {w: _inbound(database, w) for w in ("wamid.B", "wamid.R", "wamid.L", "wamid.T")}
@@ -122,7 +122,12 @@ def test_choices_are_stored_by_their_ids_never_matched_by_text(
         ("list_reply", "slot-3", "Friday 10:00"),
         (None, None, None),
     ]
-    assert [m.placement for m in chosen.values()] == ["reply"] * 3 + ["work_queue"]
+    assert [(m.placement, m.reply_to_message_id is None) for m in chosen.values()] == [
+        ("reply", False),
+        ("reply", False),
+        ("reply", False),
+        ("conversation", True),
+    ]
 
 
 def test_reactions_attach_to_their_message_and_media_keeps_id_type_and_caption(
@@ -177,10 +182,11 @@ def test_reactions_attach_to_their_message_and_media_keeps_id_type_and_caption(
         row_id,
     )
     removed = _inbound(database, "wamid.R2")
+    # A reaction to the customer's own message is part of the chat, nothing to place.
     assert (removed.reaction_target, removed.reaction_emoji, removed.placement) == (
         "wamid.IMG",
         None,
-        "attributed",
+        "conversation",
     )
 
 

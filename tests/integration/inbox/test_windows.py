@@ -50,7 +50,15 @@ def test_closing_and_closed_are_journaled_once_per_window_opening(
     events = _window_events(database)
     conversation_id = events[0][1]["conversation_id"]
     assert events == [
-        ("window.closing", {"conversation_id": conversation_id, "closes_at": "2026-11-30T09:00:00Z"}),
+        (
+            "window.closing",
+            {
+                "conversation_id": conversation_id,
+                "closes_at": "2026-11-30T09:00:00Z",
+                "assignee": None,
+                "unanswered": True,
+            },
+        ),
         ("window.closed", {"conversation_id": conversation_id}),
     ]
     # A new message opens a new window: its warnings come again, once.

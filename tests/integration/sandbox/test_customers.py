@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 import pytest
@@ -16,7 +17,7 @@ from backend.domain.phone import normalize_number
 from backend.sandbox.customers import customer_numbers
 from backend.sandbox.server import Sandbox
 
-from .conftest import WebhookSink, graph_client, template_message
+from .conftest import CUSTOMER, WebhookSink, graph_client, template_message
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -123,3 +124,119 @@ def test_inbox_sandbox_serves_until_sigterm() -> None:
         if process.poll() is None:
             process.kill()
         process.communicate(timeout=10)
+
+
+def test_a_named_scripted_customer_writes_under_that_name_and_only_when_told(
+    start_sandbox: Callable[..., Sandbox], sink: WebhookSink
+) -> None:
+    sandbox = start_sandbox(
+        webhook_url=sink.url,
+        customers=1,
+        customer_interval_seconds=3600,
+        customer_reply_rate=1.0,
+        customer_think_seconds=0.01,
+    )
+    control = f"{sandbox.url}/_sandbox/customers"
+    named = httpx.post(control, json={"number": "+1 650 555 0101", "name": " Grace Whitfield "})
+    assert named.json() == {"number": "+16505550101", "name": "Grace Whitfield", "scripted": True}
+    listed = httpx.get(control).json()["customers"]
+    assert {"number": "+16505550101", "name": "Grace Whitfield", "scripted": True} in listed
+    regular = sandbox.customer_numbers[0]
+    sandbox.inbound("+16505550101", "hello")
+    sandbox.inbound(regular, "hi")
+    sink.wait_for(lambda s: len(s.messages()) == 2)
+    contacts = [
+        contact
+        for delivery in sink.deliveries
+        for entry in delivery.payload["entry"]
+        for change in entry["changes"]
+        for contact in change["value"].get("contacts", [])
+    ]
+    assert {"profile": {"name": "Grace Whitfield"}, "wa_id": "16505550101"} in contacts
+    with graph_client(sandbox) as client:
+        for number in ("+16505550101", regular):
+            assert client.post("/messages", json=template_message(to=number)).status_code == 200
+    # The regular customer answers on their own; the scripted one waits for the control API.
+    sink.wait_for(lambda s: len(s.messages()) == 3)
+    time.sleep(0.3)
+    assert [message["from"] for message in sink.messages()[2:]] == [regular.lstrip("+")]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"name": "No number"},
+        {"number": "+16505550101"},
+        {"number": "+16505550101", "name": "   "},
+        {"number": "+16505550101", "name": "x" * 101},
+        {"number": "+97250", "name": "Bad number"},
+        {"number": "+16505550101", "name": "Grace", "scripted": "yes"},
+    ],
+)
+def test_bad_customer_requests_are_400(start_sandbox: Callable[..., Sandbox], body: dict[str, Any]) -> None:
+    sandbox = start_sandbox()
+    response = httpx.post(f"{sandbox.url}/_sandbox/customers", json=body)
+    assert response.status_code == 400
+    assert set(response.json()["error"]) == {"code", "message"}
+
+
+def test_the_control_api_sends_a_photo_and_a_reaction(
+    start_sandbox: Callable[..., Sandbox], sink: WebhookSink
+) -> None:
+    sandbox = start_sandbox(webhook_url=sink.url)
+    control = f"{sandbox.url}/_sandbox/inbound"
+    photo = httpx.post(control, json={"from": CUSTOMER, "image": "The crack"}).json()["wamid"]
+    bare = httpx.post(control, json={"from": CUSTOMER, "image": ""}).json()["wamid"]
+    with graph_client(sandbox) as client:
+        ours = client.post("/messages", json=template_message()).json()["messages"][0]["id"]
+    reaction = httpx.post(control, json={"from": CUSTOMER, "reaction": "❤️", "context_id": ours})
+    missing_target = httpx.post(control, json={"from": CUSTOMER, "reaction": "❤️"})
+    assert missing_target.status_code == 400
+    sink.wait_for(lambda s: len(s.messages()) == 3)
+    first, second, third = sink.messages()
+    assert first["id"] == photo and first["type"] == "image" and first["image"]["caption"] == "The crack"
+    assert first["image"]["mime_type"] == "image/png" and first["image"]["id"]
+    assert second["id"] == bare and "caption" not in second["image"]
+    assert third["id"] == reaction.json()["wamid"] and "context" not in third
+    assert third["reaction"] == {"message_id": ours, "emoji": "❤️"}
+    media = httpx.get(f"{sandbox.url}/_sandbox/media/{first['image']['id']}")
+    assert media.content.startswith(b"\x89PNG")
+
+
+def test_simulated_customers_have_names_of_their_own(start_sandbox: Callable[..., Sandbox]) -> None:
+    sandbox = start_sandbox(customers=8, customer_interval_seconds=3600)
+    customers = httpx.get(f"{sandbox.url}/_sandbox/customers").json()["customers"]
+    assert len({customer["name"] for customer in customers}) == 8
+    assert not any(customer["scripted"] for customer in customers)
+
+
+def test_customers_answer_business_templates_by_their_button_or_by_quoting_them(
+    start_sandbox: Callable[..., Sandbox], sink: WebhookSink
+) -> None:
+    sandbox = start_sandbox(
+        webhook_url=sink.url,
+        customers=1,
+        customer_interval_seconds=3600,
+        customer_reply_rate=1.0,
+        customer_think_seconds=0.01,
+        seed=11,
+    )
+    customer = sandbox.customer_numbers[0]
+    with graph_client(sandbox) as client:
+        sent = {
+            client.post("/messages", json=template_message(str(n), to=customer)).json()["messages"][0]["id"]
+            for n in range(8)
+        }
+    sink.wait_for(lambda s: len(s.messages()) == 8)
+    assert {message["context"]["id"] for message in sink.messages()} == sent
+
+
+def test_a_customer_starts_no_new_topic_while_in_a_chat(
+    start_sandbox: Callable[..., Sandbox], sink: WebhookSink
+) -> None:
+    # Twenty customers write every 0.15 s on average, but each waits 3 s after their last message.
+    start_sandbox(webhook_url=sink.url, customers=20, customer_interval_seconds=3.0, seed=5)
+    sink.wait_for(lambda s: len(s.messages()) >= 5)
+    time.sleep(0.3)
+    senders = [message["from"] for message in sink.messages()]
+    assert len(senders) == len(set(senders)), senders

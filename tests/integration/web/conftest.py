@@ -20,6 +20,8 @@ from backend.parts import BackendParts
 from backend.settings import Settings, load_settings
 from backend.users import create_user
 from backend.web import create_app
+from backend.webhooks.processor import WebhookProcessor
+from tests.integration.webhooks.support import encode, envelope
 
 START = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
 
@@ -142,3 +144,11 @@ def add_outbox_row(api: Api, key: str, state: str = "unknown", **extra: Any) -> 
     values.update(extra)
     with api.database.transaction() as session:
         session.add(OutboxMessage(**values))
+
+
+def deliver_webhook(api: Api, *values: dict[str, Any]) -> None:
+    """Store each webhook value as the receiver would (its signature already checked), then process them."""
+    for value in values:
+        assert api.parts.delivery_store.store(encode(envelope(value)), None)
+    result = WebhookProcessor(api.parts).drain()
+    assert result.failed_deliveries == 0

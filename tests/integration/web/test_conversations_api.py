@@ -249,3 +249,28 @@ def test_an_agent_files_a_work_queue_reply_under_a_message_or_as_a_new_topic(api
         missing = api.client().post(f"/v1/inbound/{wamid}/attribute", json=body, headers=api.headers())
         assert missing.status_code == 404
         assert missing.get_json()["error"]["code"] == "not_found"
+
+
+def test_q_also_finds_words_said_in_the_conversation(api: Api) -> None:
+    parcel, _ = add_inbound(
+        api.database, "+16505551234", "wamid.A", at=api.clock.now, text="Where is my parcel?", name="Dana"
+    )
+    refund, _ = add_inbound(api.database, "+447911123456", "wamid.B", at=api.clock.now, name="Eli")
+    api.clock.advance(30)
+    reply = api.client().post(
+        f"/v1/conversations/{refund}/reply",
+        json={"text": "Your refund is on its way"},
+        headers=api.headers(Idempotency_Key="r-refund"),
+    )
+    assert reply.status_code == 202
+
+    def ids(query: str) -> list[int]:
+        return [c["id"] for c in _get(api, f"/v1/conversations?q={query}").get_json()["conversations"]]
+
+    assert ids("parcel") == [parcel]
+    assert ids("refund") == [refund]
+    assert ids("eli") == [refund]  # the contact still matches
+    assert ids("nothing-said") == []
+    too_long = _get(api, f"/v1/conversations?q={'x' * 201}")
+    assert too_long.status_code == 400
+    assert too_long.get_json()["error"]["code"] == "invalid_parameter"

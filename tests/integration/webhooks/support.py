@@ -130,26 +130,31 @@ def add_outbox_row(
     wamid: str | None,
     state: str = "accepted",
     to: str = "+" + CUSTOMER,
+    origin: str = "api",
+    at: datetime = NOW,
+    text: str = "hi",
 ) -> int:
-    """Store an outbox row as the sender would have left it; returns its id."""
+    """Store an outbox row as the sender would have left it, created (and accepted, with a wamid) at `at`."""
     from backend.database.models import OutboxMessage
     from backend.inbox.contacts import contact_for_number, conversation_for
 
     with database.transaction() as session:
-        contact = contact_for_number(session, to, NOW)
-        conversation = conversation_for(session, contact, NOW)
+        contact = contact_for_number(session, to, at)
+        conversation = conversation_for(session, contact, at)
         row = OutboxMessage(
             dedupe_key=key,
             to_number=to,
             purpose="test",
+            origin=origin,
             kind="text",
-            payload={"text": "hi"},
+            payload={"text": text},
             state=state,
             wamid=wamid,
-            not_before=NOW,
+            not_before=at,
             conversation_id=conversation.id,
-            created_at=NOW,
-            updated_at=NOW,
+            created_at=at,
+            updated_at=at,
+            accepted_at=at if wamid is not None else None,
         )
         session.add(row)
         session.flush()

@@ -155,8 +155,9 @@ def _check_message(message: dict[str, Any], row: InboundMessage, rows: dict[str,
         assert row.reply_to_message_id == rows[target]
         assert row.placement == "reply"
     else:
+        # Our rows are created after every recorded message: none of them is a business message before it.
         assert row.reply_to_message_id is None
-        assert row.placement == "work_queue"
+        assert row.placement == "conversation"
     if kind == "text":
         assert row.text == content["body"]
     if kind == "button":
