@@ -186,7 +186,11 @@ class InboundMessage(Base):
     """A message a customer sent us, stored once by wamid, attributed or in the work queue."""
 
     __tablename__ = "inbound_messages"
-    __table_args__ = (Index("ix_inbound_messages_placement", "placement", "received_at"),)
+    __table_args__ = (
+        Index("ix_inbound_messages_placement", "placement", "received_at"),
+        # The customer's previous message, which decides whether a new one is a work item.
+        Index("ix_inbound_messages_contact_sent", "contact_id", "sent_at"),
+    )
 
     id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
     wamid: Mapped[str] = mapped_column(String(255), unique=True)

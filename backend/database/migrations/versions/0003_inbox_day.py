@@ -39,6 +39,7 @@ def upgrade() -> None:
         batch_op.drop_index("ix_inbound_messages_attribution")
         batch_op.drop_column("attribution")
         batch_op.create_index("ix_inbound_messages_placement", ["placement", "received_at"], unique=False)
+        batch_op.create_index("ix_inbound_messages_contact_sent", ["contact_id", "sent_at"], unique=False)
 
     with op.batch_alter_table("conversations", schema=None) as batch_op:
         batch_op.add_column(
@@ -178,6 +179,7 @@ def downgrade() -> None:
     )
     with op.batch_alter_table("inbound_messages", schema=None) as batch_op:
         batch_op.alter_column("attribution", existing_type=sa.String(length=20), nullable=False)
+        batch_op.drop_index("ix_inbound_messages_contact_sent")
         batch_op.drop_index("ix_inbound_messages_placement")
         batch_op.drop_column("placement")
         batch_op.create_index("ix_inbound_messages_attribution", ["attribution", "received_at"], unique=False)
