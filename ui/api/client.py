@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
+from http import HTTPStatus
 from typing import Any, TypeVar
 
 import httpx
@@ -146,10 +147,12 @@ class ApiClient(LibraryCalls):
             ) from None
         body: Any = None
         problem = ""
-        try:
-            body = response.json()
-        except ValueError:
-            problem = "its body is not JSON"
+        # 204 No Content (a deletion) has no body to read; every other answer carries JSON.
+        if response.status_code != HTTPStatus.NO_CONTENT:
+            try:
+                body = response.json()
+            except ValueError:
+                problem = "its body is not JSON"
         try:
             if problem:
                 raise WireFormatError(problem)

@@ -13,7 +13,6 @@ from ui.api.resources import Contact, Page, WireFormatError, _Fields
 
 R = TypeVar("R")
 
-NO_CONTENT = 204
 INBOUND = "inbound"
 OUTBOUND = "outbound"
 
@@ -171,11 +170,5 @@ class LibraryCalls:
 
     def delete_canned_reply(self, canned_reply_id: int) -> None:
         """Delete a canned reply (supervisors only)."""
-        from ui.api.client import ApiError  # the client module imports this one
 
-        try:
-            self._call("DELETE", api_path("v1", "canned-replies", canned_reply_id), parse_no_content)
-        except ApiError as error:
-            # 204 No Content means deleted; a call that reads every body as JSON refuses its empty one.
-            if error.status != NO_CONTENT:
-                raise
+        self._call("DELETE", api_path("v1", "canned-replies", canned_reply_id), parse_no_content)
