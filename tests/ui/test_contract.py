@@ -171,8 +171,9 @@ def test_every_client_method_reads_what_the_backend_sends(stack: DemoStack, api:
     # paced out after it may be candidates too, but nothing that went out before "loose" is.
     assert candidates[topic][0].key == offer
     assert question not in {candidate.key for candidate in candidates[topic]}
-    # Newest first: the question, then the earlier sends nobody answered.
-    assert candidates[loose][0].key == question and len(candidates[loose]) > 1
+    # The question and the earlier sends nobody answered are candidates; sends queued earlier to this
+    # customer may be paced out after the question and come first.
+    assert question in {candidate.key for candidate in candidates[loose]} and len(candidates[loose]) > 1
     linked = api.attribute(loose, message_key=question)
     assert isinstance(linked, InboundMessage) and linked.wamid == loose and linked.attributed
     assert api.attribute(topic, new_topic=True).attributed
