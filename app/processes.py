@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
     from app.composition import Worker
+    from app.lan.certificate import LanCertificate
+    from app.lan.server import LanServer
     from backend.journal import JournalSignal
 
 # The backend is imported by the runners, in the children that need it: the supervisor and small
@@ -100,6 +102,9 @@ class ChildPlan:
     control: Connection
     # HTTP only: the socket the supervisor bound and keeps.
     listener: socket.socket | None = None
+    # HTTP only, with INBOX_LAN_HOST: the office network's socket, served over TLS with this certificate.
+    lan_listener: socket.socket | None = None
+    lan_certificate: LanCertificate | None = None
     # Workers write a byte after each commit that journaled; the HTTP child reads them.
     journal_wake: socket.socket | None = None
     # SQLite only: how many writers of the HTTP child wait for the write lock right now.
@@ -329,22 +334,40 @@ class HttpRole:
             take_write_lock_first(database.engine, urgent)
         self._parts = build_parts(settings, database, journal_signal=signal)
         self._server = HttpServer(create_app(self._parts), listener=plan.listener)
-        self._relay = JournalWakeRelay(plan.journal_wake, signal) if plan.journal_wake else None
+        self._lan_server: LanServer | None = None
         self.description = self._server.url
+        if plan.lan_listener is not None and plan.lan_certificate is not None:
+            from app.lan.server import LanServer
+
+            # An app of its own: the desks' long-polls wait on the LAN server's threads, not waitress's.
+            self._lan_server = LanServer(create_app(self._parts), plan.lan_listener, plan.lan_certificate)
+            self.description += f" and {self._lan_server.url} (office network, /v1 only, TLS)"
+        self._relay = JournalWakeRelay(plan.journal_wake, signal) if plan.journal_wake else None
 
     def start(self) -> None:
         """Serve, and relay the workers' commits to the long-polls."""
         self._server.start()
+        if self._lan_server is not None:
+            self._lan_server.start()
         if self._relay is not None:
             self._relay.start()
 
     def orphaned(self) -> None:
-        """Close the listening socket at once: a new `inbox serve` can bind the port."""
+        """Close the listening sockets at once: a new `inbox serve` can bind the ports."""
         self._server.close_listener()
+        if self._lan_server is not None:
+            self._lan_server.stop(1.0)
 
     def stop(self, timeout: float) -> None:
         """Let requests in progress finish, then close."""
-        self._server.stop(timeout)
+        if self._lan_server is not None:
+            # Both servers wind down together: the desks' long-polls are answered first, at once.
+            lan_stop = threading.Thread(target=self._lan_server.stop, args=(timeout,), name="lan-stop")
+            lan_stop.start()
+            self._server.stop(timeout)
+            lan_stop.join(timeout)
+        else:
+            self._server.stop(timeout)
         if self._relay is not None:
             self._relay.stop()
         self._parts.database.dispose()
@@ -535,6 +558,8 @@ class Supervisor:
         roles: Sequence[str],
         *,
         listener: socket.socket | None = None,
+        lan_listener: socket.socket | None = None,
+        lan_certificate: LanCertificate | None = None,
         target: Callable[[ChildPlan], None] = child_main,
         first_backoff: float = FIRST_BACKOFF_SECONDS,
         ready_timeout: float = READY_TIMEOUT_SECONDS,
@@ -545,6 +570,8 @@ class Supervisor:
         self._settings = settings
         self._roles = tuple(roles)
         self._listener = listener
+        self._lan_listener = lan_listener
+        self._lan_certificate = lan_certificate
         self._target = target
         self._first_backoff = first_backoff
         self._ready_timeout = ready_timeout
@@ -591,6 +618,8 @@ class Supervisor:
             settings=self._settings,
             control=control,
             listener=listener,
+            lan_listener=self._lan_listener if role == Role.HTTP else None,
+            lan_certificate=self._lan_certificate if role == Role.HTTP else None,
             journal_wake=wake,
             urgent_writers=self._urgent_writers,
         )

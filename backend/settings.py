@@ -53,6 +53,9 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8080
     allow_remote_bind: bool = False
+    # The office network's address of this machine: `inbox serve` also serves /v1 there, over TLS only.
+    lan_host: str | None = None
+    lan_port: int = 8443
     graph_url: str = "https://graph.facebook.com/v23.0"
     whatsapp_token: str | None = None
     whatsapp_phone_number_id: str | None = None
@@ -106,6 +109,8 @@ ENVIRONMENT_NAMES: dict[str, str] = {
     "host": "INBOX_HOST",
     "port": "INBOX_PORT",
     "allow_remote_bind": "INBOX_ALLOW_REMOTE_BIND",
+    "lan_host": "INBOX_LAN_HOST",
+    "lan_port": "INBOX_LAN_PORT",
     "graph_url": "WHATSAPP_GRAPH_URL",
     "whatsapp_token": "WHATSAPP_TOKEN",
     "whatsapp_phone_number_id": "WHATSAPP_PHONE_NUMBER_ID",
@@ -211,6 +216,13 @@ def _parse_optional_text(name: str, raw: object) -> str | None:
     return text or None
 
 
+def _parse_lan_host(name: str, raw: object) -> str | None:
+    text = str(raw).strip()
+    if any(character.isspace() or character in "/?#@[]" for character in text):
+        raise SettingsError(f"{name} must be a host name or an IP address of this machine, not {raw!r}")
+    return text or None
+
+
 def _parse_path(name: str, raw: object) -> Path:
     return Path(str(raw)).expanduser()
 
@@ -219,6 +231,8 @@ _PARSERS: dict[str, Callable[[str, object], Any]] = {
     "data_dir": _parse_path,
     "templates_file": _parse_path,
     "port": _parse_int,
+    "lan_port": _parse_int,
+    "lan_host": _parse_lan_host,
     "max_attempts": _parse_int,
     "send_concurrency": _parse_int,
     "processed_keys_retention_days": _parse_int,
@@ -338,6 +352,8 @@ def _check(settings: Settings) -> None:
         )
     if not 0 < settings.port < 65536:
         raise SettingsError("INBOX_PORT must be between 1 and 65535")
+    if not 0 < settings.lan_port < 65536:
+        raise SettingsError("INBOX_LAN_PORT must be between 1 and 65535")
 
 
 def make_private_folder(path: Path) -> None:

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import signal
+import socket
 import threading
 from types import FrameType
 
 from app.cli_errors import CommandError
 from app.commands.common import open_database, parts_for, settings_from
 from app.http_server import bind_listener, is_loopback
+from app.lan.advertisement import LanAdvertisement, service_info
+from app.lan.certificate import ensure_certificate
 from app.processes import SERVE_ROLES, Role, Supervisor, supervise
 
 log = logging.getLogger(__name__)
@@ -53,19 +57,33 @@ def run(args: argparse.Namespace) -> int:
     database = open_database(settings)
     parts_for(settings, database)
     database.dispose()
-    try:
-        # Bound here and kept: a restarted HTTP process serves the same socket.
-        listener = bind_listener(host, port)
-    except OSError as error:
-        reason = os.strerror(error.errno) if error.errno else str(error)
-        raise CommandError(f"cannot listen on {host}:{port}: {reason}") from None
-    with listener:
-        supervisor = Supervisor(settings, SERVE_ROLES, listener=listener)
+    # Bound here and kept: a restarted HTTP process serves the same sockets.
+    listener = _bind(host, port)
+    with contextlib.ExitStack() as kept:
+        kept.enter_context(listener)
+        lan_listener, certificate = None, None
+        if settings.lan_host:
+            certificate = ensure_certificate(settings.data_dir, settings.lan_host)
+            lan_listener = kept.enter_context(_bind(settings.lan_host, settings.lan_port))
+            advertised = service_info(settings.lan_host, settings.lan_port, certificate.fingerprint)
+            kept.callback(LanAdvertisement(advertised).start().close)
+        supervisor = Supervisor(
+            settings, SERVE_ROLES, listener=listener, lan_listener=lan_listener, lan_certificate=certificate
+        )
         status = supervise(
             supervisor, lambda described: f"inbox is serving on {described[Role.HTTP]} (Ctrl+C to stop)"
         )
     log.info("stopped")
     return status
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening socket, or a CommandError that says why there cannot be one."""
+    try:
+        return bind_listener(host, port)
+    except OSError as error:
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        raise CommandError(f"cannot listen on {host}:{port}: {reason}") from None
 
 
 def wait_for_signal(stop: threading.Event) -> None:

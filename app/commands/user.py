@@ -11,6 +11,8 @@ from sqlalchemy.orm import Session
 
 from app.cli_errors import FAILURE_STATUS, CommandError
 from app.commands.common import open_database, settings_from
+from app.lan.certificate import ensure_certificate
+from app.lan.invite import invite_url, lan_host_for_invites
 from backend.clock import utc_now
 from backend.database.models import User
 from backend.users import (
@@ -57,6 +59,13 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     rotate.add_argument("name", help="the user's name")
     rotate.set_defaults(run=run_rotate_token)
+
+    invite = actions.add_parser(
+        "invite",
+        help="give a user a new token and print the invite their desk pastes into its sign-in",
+    )
+    invite.add_argument("name", help="the user's name")
+    invite.set_defaults(run=run_invite)
 
     role = actions.add_parser("set-role", help="make a user an agent or a supervisor")
     role.add_argument("name", help="the user's name")
@@ -144,6 +153,25 @@ def run_rotate_token(args: argparse.Namespace) -> int:
         print(f"{name!r} is still disabled; `inbox user enable {name}` lets the new token in.")
     print("Their new API token (store it now, it is not shown again):")
     print(token)
+    return 0
+
+
+def run_invite(args: argparse.Namespace) -> int:
+    """Replace the user's token and print the invite for their desk, alone on the last line."""
+    settings = settings_from(args)
+    host = lan_host_for_invites(settings)
+    certificate = ensure_certificate(settings.data_dir, host)
+    with _users_transaction(args) as session:
+        user, token = rotate_token(session, args.name)
+        name, disabled = user.name, user.disabled
+    print(f"The old token of {name!r} is refused from now on.")
+    if disabled:
+        print(f"{name!r} is still disabled; `inbox user enable {name}` lets the new token in.")
+    print(
+        f"On {name}'s PC, paste this invite into the inbox's sign-in (it holds their token: give it to "
+        "them alone, and it is not shown again):"
+    )
+    print(invite_url(host, settings.lan_port, certificate.fingerprint, token))
     return 0
 
 

@@ -20,7 +20,7 @@ from backend.database import Database
 from backend.users import user_for_token
 from tests.integration.test_cli import free_port, isolated_env, run_inbox
 
-ACTIONS = ["add", "list", "disable", "enable", "rotate-token", "set-role"]
+ACTIONS = ["add", "list", "disable", "enable", "rotate-token", "invite", "set-role"]
 
 
 @dataclass(frozen=True)

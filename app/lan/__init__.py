@@ -1,0 +1,1 @@
+"""The office network: the TLS listener for other desks, its certificate, invites, the advertisement."""
