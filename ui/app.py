@@ -52,9 +52,10 @@ def open_main_window(
     *,
     user_name: str | None = None,
     title_suffix: str = "",
+    fingerprint: str | None = None,
 ) -> tuple[MainWindow, BackgroundRunner, ApiClient]:
-    """Build, show and start the main window for a signed-in user."""
-    api = ApiClient(base_url, token)
+    """Build, show and start the main window for a signed-in user (pinned to `fingerprint` over TLS)."""
+    api = ApiClient(base_url, token, fingerprint=fingerprint)
     runner = BackgroundRunner()
     window = MainWindow(api, runner, user_name=user_name, title_suffix=title_suffix)
     runner.setParent(window)

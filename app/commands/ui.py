@@ -10,7 +10,7 @@ from pathlib import Path
 
 from app.cli_errors import CommandError
 from app.commands.common import settings_from
-from ui.sign_in import SignIn, load_sign_in, save_sign_in
+from ui.sign_in import SignIn, TokenKeyring, load_sign_in, save_sign_in, system_keyring
 
 TOKEN_VARIABLE = "INBOX_TOKEN"
 DEFAULT_BACKEND_URL = "http://127.0.0.1:8080"
@@ -31,6 +31,11 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     # Kept only to refuse it with a clear message: a token in the arguments is visible in `ps`.
     parser.add_argument("--token", help=argparse.SUPPRESS)
     parser.add_argument("--sign-in", action="store_true", help="ask for URL and token again")
+    parser.add_argument(
+        "--invite-file",
+        metavar="FILE",
+        help="a file holding the invite from `inbox user invite NAME` (shown in the sign-in to accept)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -55,30 +60,54 @@ def run(args: argparse.Namespace) -> int:
     from ui.views.sign_in import SignInDialog
 
     settings = settings_from(args)
+    invite_text = read_invite_file(Path(args.invite_file)) if args.invite_file else None
+    token_keyring = system_keyring()
     app = application()
-    saved = remembered_sign_in(settings.data_dir, args.url, os.environ)
-    if saved is None or not saved.token or args.sign_in:
-        dialog = SignInDialog(saved)
+    saved = remembered_sign_in(settings.data_dir, args.url, os.environ, token_keyring)
+    if saved is None or not saved.token or args.sign_in or invite_text:
+        dialog = SignInDialog(saved, invite_text=invite_text)
         if dialog.exec() != SignInDialog.DialogCode.Accepted:
             return 1
         saved = dialog.sign_in()
-        save_sign_in(settings.data_dir, saved)
-    window, _runner, api = open_main_window(saved.backend_url, saved.token, user_name=saved.user_name)
+        save_sign_in(settings.data_dir, saved, token_keyring)
+    window, _runner, api = open_main_window(
+        saved.backend_url, saved.token, user_name=saved.user_name, fingerprint=saved.fingerprint
+    )
     status = app.exec()
     window.stop()
     api.close()
     return status
 
 
-def remembered_sign_in(data_dir: Path, url: str | None, environ: Mapping[str, str]) -> SignIn | None:
+def read_invite_file(path: Path) -> str:
+    """The invite in the file, or a CommandError saying why it cannot be read."""
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as error:
+        raise CommandError(f"cannot read the invite file {path}: {error}") from None
+    # The whole output of `inbox user invite` may have been saved: the invite is its last line.
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise CommandError(f"the invite file {path} is empty")
+    return lines[-1]
+
+
+def remembered_sign_in(
+    data_dir: Path,
+    url: str | None,
+    environ: Mapping[str, str],
+    token_keyring: TokenKeyring | None = None,
+) -> SignIn | None:
     """The sign-in to use: the saved one, updated and saved again with --url and INBOX_TOKEN if given."""
-    saved = load_sign_in(data_dir)
+    saved = load_sign_in(data_dir, token_keyring)
     token = environ.get(TOKEN_VARIABLE, "").strip()
     if not url and not token:
         return saved
     base = saved or SignIn(backend_url=DEFAULT_BACKEND_URL, token="")
     # A new token may belong to someone else: forget the name shown for the old one.
     user_name = base.user_name if not token or token == base.token else None
-    updated = SignIn(url or base.backend_url, token or base.token, user_name)
-    save_sign_in(data_dir, updated)
+    # A pin belongs to the server it came with.
+    fingerprint = base.fingerprint if not url or url == base.backend_url else None
+    updated = SignIn(url or base.backend_url, token or base.token, user_name, fingerprint)
+    save_sign_in(data_dir, updated, token_keyring)
     return updated

@@ -11,6 +11,7 @@ import httpx
 
 from ui.api.library import LibraryCalls
 from ui.api.paths import api_path
+from ui.api.pinning import MISMATCH_CODE, MISMATCH_MESSAGE, PinnedContext, certificate_mismatch_in
 from ui.api.resources import (
     CONVERSATION_CHANGED,
     ColleagueMessage,
@@ -83,10 +84,19 @@ def _iso(moment: datetime) -> str:
 class ApiClient(LibraryCalls):
     """The backend's HTTP API as methods returning typed resources."""
 
-    def __init__(self, base_url: str, token: str, *, transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        token: str,
+        *,
+        transport: httpx.BaseTransport | None = None,
+        fingerprint: str | None = None,
+    ) -> None:
+        """A client of `base_url`; with `fingerprint`, TLS is trusted only with that certificate."""
         self.base_url = base_url.rstrip("/")
         self._http = httpx.Client(
             base_url=self.base_url,
+            verify=PinnedContext(fingerprint) if fingerprint else True,
             headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
             timeout=DEFAULT_TIMEOUT,
             transport=transport,
@@ -142,6 +152,8 @@ class ApiClient(LibraryCalls):
                 timeout=timeout or DEFAULT_TIMEOUT,
             )
         except httpx.HTTPError as error:
+            if certificate_mismatch_in(error) is not None:
+                raise ApiError(0, MISMATCH_CODE, MISMATCH_MESSAGE) from None
             raise ApiError(
                 0, "unreachable", f"cannot reach the backend at {self.base_url}: {error}"
             ) from None
