@@ -143,14 +143,20 @@ def run_enable(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_rotate_token(args: argparse.Namespace) -> int:
-    """Replace the user's token; the new one is the last line of output, alone."""
+def _replace_token(args: argparse.Namespace) -> tuple[str, str]:
+    """Give the user a new token and say that the old one is refused; their name and the token."""
     with _users_transaction(args) as session:
         user, token = rotate_token(session, args.name)
         name, disabled = user.name, user.disabled
     print(f"The old token of {name!r} is refused from now on.")
     if disabled:
         print(f"{name!r} is still disabled; `inbox user enable {name}` lets the new token in.")
+    return name, token
+
+
+def run_rotate_token(args: argparse.Namespace) -> int:
+    """Replace the user's token; the new one is the last line of output, alone."""
+    _name, token = _replace_token(args)
     print("Their new API token (store it now, it is not shown again):")
     print(token)
     return 0
@@ -161,12 +167,7 @@ def run_invite(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     host = lan_host_for_invites(settings)
     certificate = ensure_certificate(settings.data_dir, host)
-    with _users_transaction(args) as session:
-        user, token = rotate_token(session, args.name)
-        name, disabled = user.name, user.disabled
-    print(f"The old token of {name!r} is refused from now on.")
-    if disabled:
-        print(f"{name!r} is still disabled; `inbox user enable {name}` lets the new token in.")
+    name, token = _replace_token(args)
     print(
         f"On {name}'s PC, paste this invite into the inbox's sign-in (it holds their token: give it to "
         "them alone, and it is not shown again):"

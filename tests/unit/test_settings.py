@@ -118,3 +118,21 @@ def test_the_log_level_reaches_the_root_logger(tmp_path: Path, monkeypatch: pyte
         assert root.level == logging.WARNING
     finally:
         root.setLevel(before)
+
+
+def test_the_lan_listener_is_off_by_default_and_set_by_host_and_port(tmp_path: Path) -> None:
+    settings = load_settings(environ={"INBOX_DATA_DIR": str(tmp_path)})
+    assert settings.lan_host is None and settings.lan_port == 8443
+    (tmp_path / "inbox.toml").write_text('lan_host = "192.168.1.20"\n', encoding="utf-8")
+    configured = load_settings(environ={"INBOX_DATA_DIR": str(tmp_path), "INBOX_LAN_PORT": "9443"})
+    assert (configured.lan_host, configured.lan_port) == ("192.168.1.20", 9443)
+    assert load_settings(environ={"INBOX_DATA_DIR": str(tmp_path), "INBOX_LAN_HOST": ""}).lan_host is None
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("INBOX_LAN_PORT", "0"), ("INBOX_LAN_PORT", "https"), ("INBOX_LAN_HOST", "https://192.168.1.20")],
+)
+def test_a_lan_setting_that_cannot_be_used_is_refused_by_name(tmp_path: Path, name: str, value: str) -> None:
+    with pytest.raises(SettingsError, match=name):
+        load_settings(environ={"INBOX_DATA_DIR": str(tmp_path), name: value})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import QSize, Qt, Slot
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -81,6 +81,8 @@ class SignInDialog(QDialog):
         self.invite_field = QLineEdit()
         self.invite_field.setAccessibleName("Invite")
         self.invite_field.setPlaceholderText("inbox://… as printed by `inbox user invite NAME`")
+        # It holds the token: not shown to whoever looks over the shoulder.
+        self.invite_field.setEchoMode(QLineEdit.EchoMode.Password)
         self.url_field = QLineEdit(previous.backend_url if previous else "http://127.0.0.1:8080")
         self.url_field.setAccessibleName("Backend URL")
         self.token_field = QLineEdit(previous.token if previous else "")
@@ -120,7 +122,7 @@ class SignInDialog(QDialog):
         layout.addWidget(self.servers_list)
         layout.addWidget(self.problem_label)
         layout.addWidget(self.buttons)
-        self.resize(560, 340)
+        self.resize(self.sizeHint().expandedTo(QSize(600, 0)))
         self.invite_field.textChanged.connect(self._invite_changed)
         self.discovery = OfficeServers(self)
         self.discovery.server_found.connect(self._server_found)
