@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import re
 import signal
 import socket
@@ -70,13 +71,17 @@ def inbox(
 
 
 @contextmanager
-def serving(environment: dict[str, str]) -> Iterator[str]:
-    """`inbox serve` in its own process until the block ends; yields its loopback URL."""
+def serving(environment: dict[str, str], announced: Path | None = None) -> Iterator[str]:
+    """`inbox serve` in its own process until the block ends; yields its loopback URL.
+
+    With `announced`, what it prints (`child http pid N` …) goes to that file.
+    """
     port = free_port()
+    output = announced.open("w") if announced is not None else subprocess.DEVNULL
     process = subprocess.Popen(
         [sys.executable, "-m", "app", "serve", "--port", str(port)],
         env=environment,
-        stdout=subprocess.DEVNULL,
+        stdout=output,
         stderr=subprocess.PIPE,
         text=True,
     )
@@ -102,6 +107,8 @@ def serving(environment: dict[str, str]) -> Iterator[str]:
             if process.poll() is None:
                 process.kill()
             process.communicate(timeout=10)
+            if announced is not None:
+                output.close()  # type: ignore[union-attr]
 
 
 def lan_url(environment: dict[str, str]) -> str:
@@ -216,3 +223,29 @@ def test_an_invite_without_a_lan_listener_is_refused_with_what_to_set(
     assert outcome.out == ""
     assert "no LAN listener is configured" in outcome.err and "INBOX_LAN_HOST" in outcome.err
     assert inbox("tls", "rotate").status != 0
+
+
+def http_child(announced: Path) -> int | None:
+    """The pid of the newest HTTP process `inbox serve` announced."""
+    pids = re.findall(r"^child http pid (\d+)$", announced.read_text(), flags=re.MULTILINE)
+    return int(pids[-1]) if pids else None
+
+
+def test_a_killed_http_process_comes_back_on_the_same_lan_socket_and_certificate(
+    inbox: Inbox, environment: dict[str, str], tmp_path: Path
+) -> None:
+    inbox.add("noa")
+    announced = tmp_path / "serve.out"
+    with serving(environment, announced):
+        invite = INVITE.match(inbox("user", "invite", "noa").last_line)
+        assert invite is not None
+        fingerprint, token = invite.group(2), invite.group(3)
+        killed = http_child(announced)
+        assert killed is not None
+        os.kill(killed, signal.SIGKILL)
+        # Asked while no HTTP process runs: the connection waits in the supervisor's socket.
+        with pinned(environment, fingerprint) as desk:
+            desk.timeout = httpx.Timeout(30)
+            assert desk.get("/v1/me", headers=bearer(token)).json()["name"] == "noa"
+        assert http_child(announced) not in {None, killed}
+        assert served_fingerprint(environment) == fingerprint
