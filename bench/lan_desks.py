@@ -16,6 +16,7 @@ of the same run; the load average is printed beside every row (two cores shared 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import signal
 import socket
@@ -117,39 +118,52 @@ def _serve(workdir: Path) -> Iterator[tuple[str, str, str]]:
             process.kill()
 
 
-class Desks:
-    """N desks over TLS: each long-polls events and fetches a thread every few seconds."""
+@dataclass(frozen=True)
+class DeskPlan:
+    """What the desks' process needs (picklable)."""
 
-    def __init__(
-        self, url: str, fingerprint: str, token: str, *, count: int, wait: float, after: int
-    ) -> None:
+    url: str
+    fingerprint: str
+    token: str
+    count: int
+    wait: float
+    after: int
+
+
+class _DeskThreads:
+    """N desks over TLS on threads: each long-polls events and fetches a thread every few seconds."""
+
+    def __init__(self, plan: DeskPlan) -> None:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         # wamid -> moments (wall clock) each desk saw it, with the journal's own time of the event.
         self.seen: dict[str, list[tuple[float, float]]] = {}
         self.errors = 0
         self._threads = [
-            threading.Thread(target=self._desk, args=(url, fingerprint, token, wait, after), daemon=True)
-            for _ in range(count)
+            threading.Thread(target=self._desk, args=(plan,), daemon=True) for _ in range(plan.count)
         ]
         for thread in self._threads:
             thread.start()
 
-    def _desk(self, url: str, fingerprint: str, token: str, wait: float, after: int) -> None:
-        headers = {"Authorization": f"Bearer {token}"}
+    def _desk(self, plan: DeskPlan) -> None:
+        headers = {"Authorization": f"Bearer {plan.token}"}
+        after = plan.after
         with (
             httpx.Client(
-                base_url=url, headers=headers, verify=PinnedContext(fingerprint), timeout=wait + 15
+                base_url=plan.url,
+                headers=headers,
+                verify=PinnedContext(plan.fingerprint),
+                timeout=plan.wait + 15,
             ) as poll,
             httpx.Client(
-                base_url=url, headers=headers, verify=PinnedContext(fingerprint), timeout=15
+                base_url=plan.url, headers=headers, verify=PinnedContext(plan.fingerprint), timeout=15
             ) as fetch,
         ):
             next_thread = time.monotonic()
             conversation: int | None = None
             while not self._stop.is_set():
                 try:
-                    answer = poll.get("/v1/events", params={"after": after, "wait": wait})
+                    answer = poll.get("/v1/events", params={"after": after, "wait": plan.wait})
                     received = time.time()
                     answer.raise_for_status()
                     page = answer.json()
@@ -168,12 +182,41 @@ class Desks:
                         self.errors += 1
                     self._stop.wait(0.5)
 
+    def stop(self) -> None:
+        """Let each desk end after its current long-poll."""
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(20)
+
+
+def desks_main(plan: DeskPlan, stop: Any, results: Any) -> None:
+    """The desks' process: run them until `stop` is set, then report what they saw."""
+    desks = _DeskThreads(plan)
+    stop.wait()
+    desks.stop()
+    results.put((desks.seen, desks.errors))
+
+
+class Desks:
+    """The desks in a process of their own, so their TLS and JSON work does not slow the probes' timing."""
+
+    def __init__(self, plan: DeskPlan) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._stop = context.Event()
+        self._results = context.Queue()
+        self._process = context.Process(
+            target=desks_main, args=(plan, self._stop, self._results), daemon=True
+        )
+        self._process.start()
+        self.seen: dict[str, list[tuple[float, float]]] = {}
+        self.errors = 0
+
     def stop(self, post_inbound: Any) -> None:
-        """Stop every desk (one more message wakes the long-polls)."""
+        """Stop every desk (one more message wakes the long-polls) and collect what they saw."""
         self._stop.set()
         post_inbound()
-        for thread in self._threads:
-            thread.join(10)
+        self.seen, self.errors = self._results.get(timeout=60)
+        self._process.join(10)
 
 
 def _post(client: httpx.Client, body: bytes) -> float:
@@ -219,8 +262,8 @@ def run_row(
             _post(local, body)
             return f"wamid.REPLY{counter[0]}"
 
-        working = Desks(lan, fingerprint, token, count=desks, wait=wait, after=after)
-        time.sleep(2.0 if desks else 0.2)  # every desk has connected and waits
+        working = Desks(DeskPlan(lan, fingerprint, token, desks, wait, after))
+        time.sleep(4.0 if desks else 0.2)  # the desks' process has started, and every desk waits
         posted: dict[str, float] = {}
         began = time.monotonic()
         next_inbound = began
