@@ -6,6 +6,7 @@ two apps over one set of parts (one journal signal), on SQLite and PostgreSQL.
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -121,3 +122,19 @@ def test_thirty_desks_over_tls_leave_loopback_quick_and_each_sees_a_new_event_wi
     for received, types in seen:
         assert types == ["inbound.received"]
         assert received - committed < QUICK_SECONDS, received - committed
+
+
+@pytest.mark.timeout(60)
+def test_connections_that_never_speak_tls_hold_back_no_desk(office: Office) -> None:
+    host, port = office.lan.host, office.lan.port
+    silent = [socket.create_connection((host, port), timeout=5) for _ in range(5)]
+    try:
+        with httpx.Client(
+            base_url=office.lan.url, verify=PinnedContext(office.certificate.fingerprint), timeout=10
+        ) as desk:
+            elapsed, response = _timed(desk, "GET", "/v1/me", headers=office.headers())
+        assert response.status_code == 200
+        assert elapsed < QUICK_SECONDS, elapsed
+    finally:
+        for connection in silent:
+            connection.close()
