@@ -25,9 +25,12 @@ from backend.database import Database
 from backend.settings import load_settings
 from backend.users import create_user
 from backend.web import create_app
+from ui.api.client import ApiClient
 from ui.api.invite import InviteError, parse_invite
 from ui.discovery import OfficeServers
+from ui.runner import BackgroundRunner
 from ui.sign_in import FILE_NAME, IN_KEYRING, SignIn, load_sign_in, save_sign_in
+from ui.views.main_window import MainWindow
 from ui.views.sign_in import SignInDialog
 
 LAN_HOST = "127.0.0.2"
@@ -206,3 +209,20 @@ def test_the_sign_in_lists_a_server_that_advertises_itself(qtbot: Any) -> None:
         dialog.close()
         advertisement.close()
     assert isinstance(dialog.discovery, OfficeServers)
+
+
+def test_a_signed_in_window_whose_server_changed_certificate_says_so_in_its_banner(
+    qtbot: Any, office: Office
+) -> None:
+    api = ApiClient(office.server.url, office.token, fingerprint="cd" * 32)
+    runner = BackgroundRunner()
+    window = MainWindow(api, runner, user_name="nora", wait_seconds=1.0)
+    qtbot.addWidget(window)
+    window.show()
+    window.start()
+    try:
+        qtbot.waitUntil(lambda: "not your office's inbox server" in window.banner.text(), timeout=10_000)
+    finally:
+        window.stop()
+        runner.shutdown()
+        api.close()
