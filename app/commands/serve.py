@@ -70,8 +70,10 @@ def run(args: argparse.Namespace) -> int:
         supervisor = Supervisor(
             settings, SERVE_ROLES, listener=listener, lan_listener=lan_listener, lan_certificate=certificate
         )
+        pinned = f"; desks pin the certificate {certificate.fingerprint}" if certificate else ""
         status = supervise(
-            supervisor, lambda described: f"inbox is serving on {described[Role.HTTP]} (Ctrl+C to stop)"
+            supervisor,
+            lambda described: f"inbox is serving on {described[Role.HTTP]}{pinned} (Ctrl+C to stop)",
         )
     log.info("stopped")
     return status

@@ -249,3 +249,6 @@ def test_a_killed_http_process_comes_back_on_the_same_lan_socket_and_certificate
             assert desk.get("/v1/me", headers=bearer(token)).json()["name"] == "noa"
         assert http_child(announced) not in {None, killed}
         assert served_fingerprint(environment) == fingerprint
+        said = announced.read_text()
+        assert f"and https://{LAN_HOST}:{environment['INBOX_LAN_PORT']} (office network" in said
+        assert f"desks pin the certificate {fingerprint}" in said
