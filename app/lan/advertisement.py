@@ -82,8 +82,9 @@ class LanAdvertisement:
         """Withdraw the advertisement and close zeroconf's sockets."""
         with self._lock:
             self._closed = True
-            zeroconf = self._zeroconf
-        self._thread.join(5.0)
+            zeroconf, self._zeroconf = self._zeroconf, None
+        if self._thread.is_alive():
+            self._thread.join(5.0)
         if zeroconf is not None:
             try:
                 if self.registered.is_set():

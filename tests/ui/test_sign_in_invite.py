@@ -191,20 +191,31 @@ def test_the_sign_in_lists_a_server_that_advertises_itself(qtbot: Any) -> None:
     if not _multicast_works():
         pytest.skip("this machine refuses multicast")
     fingerprint = "5e" * 32
-    advertisement = LanAdvertisement(
-        service_info("127.0.0.1", 18443, fingerprint, machine=f"test-{time.monotonic_ns()}")
-    ).start()
+    machine = f"test-{time.monotonic_ns()}"
+    advertisement = LanAdvertisement(service_info("127.0.0.1", 18443, fingerprint, machine=machine)).start()
     dialog = SignInDialog(None)
     qtbot.addWidget(dialog)
     try:
         if not advertisement.registered.wait(15):
             pytest.skip("zeroconf could not register on this machine's network")
+
+        def shown() -> list[str]:
+            return [dialog.servers_list.item(row).text() for row in range(dialog.servers_list.count())]
+
+        def ours_listed() -> bool:
+            return any(machine in line for line in shown())
+
         try:
-            qtbot.waitUntil(lambda: dialog.servers_list.count() > 0, timeout=15_000)
+            qtbot.waitUntil(ours_listed, timeout=15_000)
         except AssertionError:
-            pytest.skip("multicast answers do not come back on this machine")
-        shown = [dialog.servers_list.item(row).text() for row in range(dialog.servers_list.count())]
-        assert any("127.0.0.1:18443" in line and "5e5e5e5e" in line for line in shown), shown
+            if not shown():
+                pytest.skip("multicast answers do not come back on this machine")
+            raise
+        line = next(line for line in shown() if machine in line)
+        assert line == f"Shared inbox on {machine} — 127.0.0.1:18443 (certificate {'5e' * 8}…)"
+        # A server that stops says goodbye, and leaves the list.
+        advertisement.close()
+        qtbot.waitUntil(lambda: not ours_listed(), timeout=10_000)
     finally:
         dialog.close()
         advertisement.close()
