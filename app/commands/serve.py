@@ -44,7 +44,8 @@ def run(args: argparse.Namespace) -> int:
     if not is_loopback(host) and not settings.allow_remote_bind:
         raise CommandError(
             f"refusing to listen on {host}: only this machine may connect by default. "
-            "Set INBOX_ALLOW_REMOTE_BIND=true to allow it, and put TLS in front."
+            "For the other desks of the office set INBOX_LAN_HOST instead (TLS, /v1 only); otherwise "
+            "set INBOX_ALLOW_REMOTE_BIND=true to allow it, and put TLS in front."
         )
     for name in (
         "whatsapp_app_secret",
