@@ -125,6 +125,12 @@ def pinned(environment: dict[str, str], fingerprint: str) -> httpx.Client:
     return httpx.Client(base_url=lan_url(environment), verify=PinnedContext(fingerprint), timeout=10)
 
 
+def http_child(announced: Path) -> int | None:
+    """The pid of the newest HTTP process `inbox serve` announced."""
+    pids = re.findall(r"^child http pid (\d+)$", announced.read_text(), flags=re.MULTILINE)
+    return int(pids[-1]) if pids else None
+
+
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
@@ -183,16 +189,31 @@ def test_the_office_network_gets_the_v1_api_over_tls_pinned_by_the_invite_and_no
 
 
 def test_the_certificate_is_kept_across_restarts_and_replaced_by_tls_rotate(
-    inbox: Inbox, environment: dict[str, str]
+    inbox: Inbox, environment: dict[str, str], tmp_path: Path
 ) -> None:
     inbox.add("lee")
     with serving(environment):
         first = served_fingerprint(environment)
         token = INVITE.match(inbox("user", "invite", "lee").last_line).group(3)  # type: ignore[union-attr]
-    with serving(environment):
+    announced = tmp_path / "serve.out"
+    with serving(environment, announced):
         assert served_fingerprint(environment) == first
         with pinned(environment, first) as desk:
             assert desk.get("/v1/me", headers=bearer(token)).status_code == 200
+        said = announced.read_text()
+        assert f"and https://{LAN_HOST}:{environment['INBOX_LAN_PORT']} (office network" in said
+        assert f"desks pin the certificate {first}" in said
+
+        # A killed HTTP process comes back on the supervisor's LAN socket with the same certificate;
+        # a desk asking while none runs waits in that socket's queue and is answered.
+        killed = http_child(announced)
+        assert killed is not None
+        os.kill(killed, signal.SIGKILL)
+        with pinned(environment, first) as desk:
+            desk.timeout = httpx.Timeout(30)
+            assert desk.get("/v1/me", headers=bearer(token)).json()["name"] == "lee"
+        assert http_child(announced) not in {None, killed}
+        assert served_fingerprint(environment) == first
 
     rotated = inbox("tls", "rotate")
     assert rotated.status == 0, rotated.err
@@ -223,32 +244,3 @@ def test_an_invite_without_a_lan_listener_is_refused_with_what_to_set(
     assert outcome.out == ""
     assert "no LAN listener is configured" in outcome.err and "INBOX_LAN_HOST" in outcome.err
     assert inbox("tls", "rotate").status != 0
-
-
-def http_child(announced: Path) -> int | None:
-    """The pid of the newest HTTP process `inbox serve` announced."""
-    pids = re.findall(r"^child http pid (\d+)$", announced.read_text(), flags=re.MULTILINE)
-    return int(pids[-1]) if pids else None
-
-
-def test_a_killed_http_process_comes_back_on_the_same_lan_socket_and_certificate(
-    inbox: Inbox, environment: dict[str, str], tmp_path: Path
-) -> None:
-    inbox.add("noa")
-    announced = tmp_path / "serve.out"
-    with serving(environment, announced):
-        invite = INVITE.match(inbox("user", "invite", "noa").last_line)
-        assert invite is not None
-        fingerprint, token = invite.group(2), invite.group(3)
-        killed = http_child(announced)
-        assert killed is not None
-        os.kill(killed, signal.SIGKILL)
-        # Asked while no HTTP process runs: the connection waits in the supervisor's socket.
-        with pinned(environment, fingerprint) as desk:
-            desk.timeout = httpx.Timeout(30)
-            assert desk.get("/v1/me", headers=bearer(token)).json()["name"] == "noa"
-        assert http_child(announced) not in {None, killed}
-        assert served_fingerprint(environment) == fingerprint
-        said = announced.read_text()
-        assert f"and https://{LAN_HOST}:{environment['INBOX_LAN_PORT']} (office network" in said
-        assert f"desks pin the certificate {fingerprint}" in said
