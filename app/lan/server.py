@@ -84,7 +84,11 @@ class _HandshakeOnFirstRead(BuiltinSSLAdapter):  # type: ignore[misc, unused-ign
 
     def wrap(self, sock: socket.socket) -> tuple[ssl.SSLSocket, dict[str, str]]:
         """The socket, to be handshaken by OpenSSL on its first read."""
-        wrapped = self.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
+        try:
+            wrapped = self.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
+        except OSError as error:
+            # A connection gone before it was wrapped: cheroot drops it and goes on accepting.
+            raise errors.FatalSSLAlert(*error.args) from error
         return wrapped, self.get_environ(wrapped)
 
     def get_environ(self, sock: ssl.SSLSocket) -> dict[str, str]:  # type: ignore[override]
