@@ -14,8 +14,6 @@ from types import FrameType
 from app.cli_errors import CommandError
 from app.commands.common import open_database, parts_for, settings_from
 from app.http_server import bind_listener, is_loopback
-from app.lan.advertisement import LanAdvertisement, service_info
-from app.lan.certificate import ensure_certificate
 from app.processes import SERVE_ROLES, Role, Supervisor, supervise
 
 log = logging.getLogger(__name__)
@@ -64,6 +62,10 @@ def run(args: argparse.Namespace) -> int:
         kept.enter_context(listener)
         lan_listener, certificate = None, None
         if settings.lan_host:
+            # Loaded only for a LAN listener: a loopback-only start does not pay for them.
+            from app.lan.advertisement import LanAdvertisement, service_info
+            from app.lan.certificate import ensure_certificate
+
             certificate = ensure_certificate(settings.data_dir, settings.lan_host)
             lan_listener = kept.enter_context(_bind(settings.lan_host, settings.lan_port))
             advertised = service_info(settings.lan_host, settings.lan_port, certificate.fingerprint)

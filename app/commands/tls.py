@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 
 from app.commands.common import settings_from
-from app.lan.certificate import load_certificate, make_certificate
-from app.lan.invite import lan_host_for_invites
 
 
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,6 +28,9 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def run_rotate(args: argparse.Namespace) -> int:
     """Replace the certificate and key; the new fingerprint is the last line, alone."""
+    from app.lan.certificate import make_certificate
+    from app.lan.invite import lan_host_for_invites
+
     settings = settings_from(args)
     host = lan_host_for_invites(settings)
     certificate = make_certificate(settings.data_dir, host)
@@ -44,6 +45,8 @@ def run_rotate(args: argparse.Namespace) -> int:
 
 def run_show(args: argparse.Namespace) -> int:
     """Print the kept certificate's fingerprint."""
+    from app.lan.certificate import load_certificate
+
     settings = settings_from(args)
     kept = load_certificate(settings.data_dir)
     if kept is None:

@@ -11,8 +11,6 @@ from sqlalchemy.orm import Session
 
 from app.cli_errors import FAILURE_STATUS, CommandError
 from app.commands.common import open_database, settings_from
-from app.lan.certificate import ensure_certificate
-from app.lan.invite import invite_url, lan_host_for_invites
 from backend.clock import utc_now
 from backend.database.models import User
 from backend.users import (
@@ -164,6 +162,9 @@ def run_rotate_token(args: argparse.Namespace) -> int:
 
 def run_invite(args: argparse.Namespace) -> int:
     """Replace the user's token and print the invite for their desk, alone on the last line."""
+    from app.lan.certificate import ensure_certificate
+    from app.lan.invite import invite_url, lan_host_for_invites
+
     settings = settings_from(args)
     host = lan_host_for_invites(settings)
     certificate = ensure_certificate(settings.data_dir, host)
