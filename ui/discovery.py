@@ -6,10 +6,12 @@ makes a server trusted.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import logging
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, Signal
 from zeroconf import Error as ZeroconfError
 from zeroconf import IPVersion, ServiceBrowser, ServiceStateChange, Zeroconf
@@ -34,9 +36,12 @@ class OfficeServers(QObject):
         super().__init__(parent)
         self._zeroconf: Zeroconf | None = None
         self._browser: ServiceBrowser | None = None
+        # Set by stop(): a lookup still running on zeroconf's thread reports nothing.
+        self._stopped = False
 
     def start(self) -> bool:
         """Begin browsing; False when this network or machine refuses multicast."""
+        self._stopped = False
         try:
             self._zeroconf = Zeroconf(ip_version=IPVersion.V4Only)
             self._browser = ServiceBrowser(self._zeroconf, SERVICE_TYPE, handlers=[self._changed])
@@ -52,7 +57,7 @@ class OfficeServers(QObject):
         """zeroconf's handler, on its browser thread: look the server up and report it."""
         shown = name.removesuffix("." + service_type)
         if state_change is ServiceStateChange.Removed:
-            self.server_gone.emit(shown)
+            self._report(self.server_gone, shown)
             return
         info = zeroconf.get_service_info(service_type, name, timeout=LOOKUP_TIMEOUT_MS)
         if info is None or not info.parsed_addresses() or info.port is None:
@@ -60,13 +65,20 @@ class OfficeServers(QObject):
         address = info.parsed_addresses()[0]
         host = f"[{address}]" if ipaddress.ip_address(address).version == 6 else address
         properties: dict[Any, Any] = info.properties or {}
-        fingerprint = properties.get(b"fingerprint") or b""
-        self.server_found.emit(
-            shown, f"{host}:{info.port}", bytes(fingerprint).decode("ascii", "replace")[:16]
-        )
+        fingerprint = bytes(properties.get(b"fingerprint") or b"").decode("ascii", "replace")
+        self._report(self.server_found, shown, f"{host}:{info.port}", fingerprint[:16])
+
+    def _report(self, signal: Any, *values: str) -> None:
+        """Emit from zeroconf's thread, unless the sign-in that listens is closed or gone meanwhile."""
+        if self._stopped or not shiboken6.isValid(self):
+            return
+        # The dialog may be deleted between the check and the emit (a lookup takes up to 3 s).
+        with contextlib.suppress(RuntimeError):
+            signal.emit(*values)
 
     def stop(self) -> None:
         """Stop browsing and close the sockets."""
+        self._stopped = True
         if self._browser is not None:
             self._browser.cancel()
             self._browser = None

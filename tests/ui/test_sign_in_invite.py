@@ -237,3 +237,14 @@ def test_a_signed_in_window_whose_server_changed_certificate_says_so_in_its_bann
         window.stop()
         runner.shutdown()
         api.close()
+
+
+def test_a_lookup_that_ends_after_the_sign_in_closed_reports_nothing(qtbot: Any) -> None:
+    servers = OfficeServers()
+    found: list[str] = []
+    servers.server_found.connect(lambda name, _address, _start: found.append(name))
+    servers._report(servers.server_found, "before", "10.0.0.5:8443", "ab")
+    servers.stop()
+    servers._report(servers.server_found, "after", "10.0.0.5:8443", "ab")
+    qtbot.wait(50)
+    assert found == ["before"]
