@@ -91,7 +91,8 @@ class Conversation(Base):
     snoozed_until: Mapped[datetime | None] = mapped_column(index=True)
     last_message_at: Mapped[datetime | None] = mapped_column(index=True)
     unread_count: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
-    created_at: Mapped[datetime]
+    # Indexed for reports: conversations opened in a period.
+    created_at: Mapped[datetime] = mapped_column(index=True)
 
 
 class Batch(Base):
@@ -119,6 +120,9 @@ class OutboxMessage(Base):
         Index("ix_outbox_messages_recipient_sent", "to_number", "sent_at"),
         # The thread's messages and the work queue's candidates: a conversation's messages by time.
         Index("ix_outbox_messages_conversation_created", "conversation_id", "created_at"),
+        # Reports: messages queued in a period, and agents' replies in a period.
+        Index("ix_outbox_messages_created", "created_at"),
+        Index("ix_outbox_messages_origin_created", "origin", "created_at"),
     )
 
     id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
@@ -190,6 +194,9 @@ class InboundMessage(Base):
         Index("ix_inbound_messages_placement", "placement", "received_at"),
         # The customer's previous message, which decides whether a new one is a work item.
         Index("ix_inbound_messages_contact_sent", "contact_id", "sent_at"),
+        # Reports: messages received in a period, and a conversation's first unanswered message.
+        Index("ix_inbound_messages_received", "received_at"),
+        Index("ix_inbound_messages_conversation_received", "conversation_id", "received_at"),
     )
 
     id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
@@ -364,3 +371,67 @@ class CannedReply(Base):
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
+
+
+class ConversationStatusChange(Base):
+    """One change of a conversation's status, with who made it (None: the system); reports read these."""
+
+    __tablename__ = "conversation_status_changes"
+    __table_args__ = (Index("ix_conversation_status_changes_conversation_at", "conversation_id", "at"),)
+
+    id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
+    conversation_id: Mapped[int] = mapped_column(ForeignKey("conversations.id"))
+    previous_status: Mapped[str] = mapped_column(String(20))
+    status: Mapped[str] = mapped_column(String(20))
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    at: Mapped[datetime] = mapped_column(index=True)
+
+
+class WebhookSubscription(Base):
+    """A shop system's endpoint that gets the journal's events POSTed, signed (Standard Webhooks)."""
+
+    __tablename__ = "webhook_subscriptions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    url: Mapped[str] = mapped_column(Text)
+    # Event types (or ["*"]) this endpoint wants.
+    events: Mapped[Any] = mapped_column(JSON)
+    description: Mapped[str | None] = mapped_column(String(500))
+    # whsec_ + base64 of the signing key; needed to sign, so kept as given out.
+    secret: Mapped[str] = mapped_column(String(100))
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[datetime]
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    disabled_at: Mapped[datetime | None]
+    disabled_reason: Mapped[str | None] = mapped_column(String(255))
+    # The last journal seq fanned out into deliveries; events after it are still to be looked at.
+    cursor_seq: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class OutgoingDelivery(Base):
+    """One journal event to one subscription: its fixed body, id, attempts and outcome."""
+
+    __tablename__ = "outgoing_deliveries"
+    __table_args__ = (
+        UniqueConstraint("subscription_id", "seq"),
+        # The subscription's oldest pending delivery, which goes before every later one.
+        Index("ix_outgoing_deliveries_head", "subscription_id", "state", "seq"),
+    )
+
+    id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
+    subscription_id: Mapped[int] = mapped_column(ForeignKey("webhook_subscriptions.id"))
+    seq: Mapped[int] = mapped_column(BigInteger)
+    type: Mapped[str] = mapped_column(String(60))
+    # The webhook-id header: the same on every attempt and redelivery of this delivery.
+    webhook_id: Mapped[str] = mapped_column(String(64), unique=True)
+    body: Mapped[str] = mapped_column(Text)
+    # pending | delivered | failed
+    state: Mapped[str] = mapped_column(String(20))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_status: Mapped[int | None]
+    last_error: Mapped[str | None] = mapped_column(String(255))
+    next_attempt_at: Mapped[datetime | None]
+    # Retries stop (and the subscription is disabled) this long after the first attempt.
+    retry_since: Mapped[datetime | None]
+    created_at: Mapped[datetime]
+    delivered_at: Mapped[datetime | None]

@@ -191,7 +191,7 @@ def store_inbound(
                 event.wamid,
                 event.context_id or event.reaction_target,
             )
-        reopened = reopen_for_inbound(conversation)
+        reopened = reopen_for_inbound(session, conversation, now)
         if reopened is not None:
             outcome.journal.append(reopened)
         sent_at: datetime = row["sent_at"]

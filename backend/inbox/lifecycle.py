@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from backend.database.models import Conversation
+from backend.database.models import Conversation, ConversationStatusChange
 from backend.journal import journal, journal_many
 
 OPEN = "open"
@@ -52,6 +52,21 @@ def status_entry(conversation: Conversation, by: str, reason: str) -> tuple[str,
     )
 
 
+def record_status_change(
+    session: Session, conversation: Conversation, previous: str, user_id: int | None, now: datetime
+) -> None:
+    """Keep the change from `previous` to the conversation's status for reports (user None: the system)."""
+    session.add(
+        ConversationStatusChange(
+            conversation_id=conversation.id,
+            previous_status=previous,
+            status=conversation.status,
+            user_id=user_id,
+            at=now,
+        )
+    )
+
+
 def check_status_change(status: object, until: datetime | None, now: datetime) -> str:
     """The status asked for, if it can be set with this `until` now; else StatusError."""
     if not isinstance(status, str) or status not in STATUSES:
@@ -92,14 +107,18 @@ def set_status(
     *,
     by: str,
     now: datetime,
+    user_id: int | None = None,
 ) -> bool:
-    """Give the (locked) conversation a checked status; journal it with who did it. Whether it changed."""
+    """Give the (locked) conversation a checked status; journal and record who did it. Whether it changed."""
     snoozed_until = until if status == SNOOZED else None
     if conversation.status == status and conversation.snoozed_until == snoozed_until:
         return False
+    previous = conversation.status
     conversation.status = status
     conversation.snoozed_until = snoozed_until
     session.flush()
+    if previous != status:  # a snooze moved to another time is no change of status
+        record_status_change(session, conversation, previous, user_id, now)
     event_type, data = status_entry(conversation, by, BY_USER)
     journal(session, event_type, data, now)
     return True
@@ -119,22 +138,29 @@ def parse_status_filter(raw: str | None) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(parts))
 
 
-def reopen_for_inbound(conversation: Conversation) -> tuple[str, dict[str, Any]] | None:
+def reopen_for_inbound(
+    session: Session, conversation: Conversation, now: datetime
+) -> tuple[str, dict[str, Any]] | None:
     """A customer's new message puts a resolved, pending or snoozed conversation back in front of agents."""
     if conversation.status == OPEN:
         return None
+    record_previous = conversation.status
     conversation.status = OPEN
     conversation.snoozed_until = None
+    record_status_change(session, conversation, record_previous, None, now)
     return status_entry(conversation, SYSTEM, CUSTOMER_WROTE)
 
 
-def reopen_when_snooze_ends(conversation: Conversation, now: datetime) -> tuple[str, dict[str, Any]] | None:
+def reopen_when_snooze_ends(
+    session: Session, conversation: Conversation, now: datetime
+) -> tuple[str, dict[str, Any]] | None:
     """A snoozed conversation whose time has come is open again."""
     until = conversation.snoozed_until
     if conversation.status != SNOOZED or until is None or until > now:
         return None
     conversation.status = OPEN
     conversation.snoozed_until = None
+    record_status_change(session, conversation, SNOOZED, None, now)
     return status_entry(conversation, SYSTEM, SNOOZE_ENDED)
 
 
@@ -160,7 +186,9 @@ def end_due_snoozes(session: Session, now: datetime) -> list[int]:
         # Several worker processes on PostgreSQL: each snooze is ended (and journaled) by one.
         .with_for_update(skip_locked=True)
     ).all()
-    entries = [entry for entry in (reopen_when_snooze_ends(row, now) for row in due) if entry is not None]
+    entries = [
+        entry for entry in (reopen_when_snooze_ends(session, row, now) for row in due) if entry is not None
+    ]
     session.flush()
     journal_many(session, entries, now)
     return [row.id for row in due]

@@ -12,6 +12,7 @@ from backend.web import (
     events_api,
     messages_api,
     metrics_api,
+    reports_api,
     search_api,
     supervisor_api,
 )
@@ -73,4 +74,5 @@ def register_api(app: Flask) -> None:
     conversation_tools_api.register(app)
     canned_api.register(app)
     search_api.register(app)
+    reports_api.register(app)
     app.register_blueprint(openapi_blueprint)

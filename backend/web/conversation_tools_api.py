@@ -48,7 +48,7 @@ def change_status(conversation_id: int) -> Response:
         raise ApiError(400, "invalid_status", str(error)) from None
     with web_context().database.transaction() as session:
         conversation = _locked_conversation(session, conversation_id)
-        set_status(session, conversation, status, until, by=user.name, now=moment)
+        set_status(session, conversation, status, until, by=user.name, now=moment, user_id=user.id)
         return jsonify(_resource(session, conversation_id))
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -13,6 +12,7 @@ from sqlalchemy.orm import Session
 from backend import counters
 from backend.database.models import InboundMessage, OutboxMessage
 from backend.domain import states
+from backend.domain.statistics import percentile
 from backend.inbox.inbound import WORK_QUEUE
 from backend.web.common import now, require_token, templates
 from backend.web.context import web_context
@@ -23,14 +23,6 @@ GAP_PERIOD = timedelta(hours=1)
 blueprint = Blueprint("metrics", __name__, url_prefix="/v1")
 blueprint.before_request(require_token)
 public = Blueprint("public_metrics", __name__)
-
-
-def percentile(sorted_values: list[float], fraction: float) -> float | None:
-    """The nearest-rank percentile of sorted values, or None when there are none."""
-    if not sorted_values:
-        return None
-    rank = max(1, math.ceil(fraction * len(sorted_values)))
-    return sorted_values[rank - 1]
 
 
 def collect(session: Session, moment: datetime) -> dict[str, Any]:
