@@ -9,6 +9,7 @@ import httpx
 
 from backend.clock import Clock, utc_now
 from backend.database import Database
+from backend.dispatch.dispatcher import WebhookDispatcher
 from backend.domain.templates import TemplateCatalog
 from backend.inbox.conversation_timers import ConversationTimers
 from backend.inbox.retention import RetentionSweeper
@@ -70,7 +71,12 @@ def build_parts(
     )
 
 
-def build_workers(parts: BackendParts, *, graph_transport: GraphTransport | None = None) -> list[Worker]:
+def build_workers(
+    parts: BackendParts,
+    *,
+    graph_transport: GraphTransport | None = None,
+    webhook_client: httpx.Client | None = None,
+) -> list[Worker]:
     """Every background worker, for `inbox serve` (threads beside the HTTP server) and `inbox worker`.
 
     Each part of the backend adds its workers here, one block each.
@@ -84,6 +90,8 @@ def build_workers(parts: BackendParts, *, graph_transport: GraphTransport | None
     workers.append(WindowTimers(parts))
     workers.append(ConversationTimers(parts))
     workers.append(RetentionSweeper(parts))
+    # Outgoing webhooks: journal events to the shop's endpoints (webhook_client None = real network).
+    workers.append(WebhookDispatcher(parts, client=webhook_client))
     # Journal: on PostgreSQL, committed entries are numbered after commit (SQLite numbers them at once).
     if not parts.database.is_sqlite:
         workers.append(JournalSequencer(parts.database))

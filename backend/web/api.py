@@ -15,6 +15,7 @@ from backend.web import (
     reports_api,
     search_api,
     supervisor_api,
+    webhook_subscriptions_api,
 )
 from backend.web.common import require_token
 from backend.web.context import MAX_REQUEST_BYTES
@@ -75,4 +76,5 @@ def register_api(app: Flask) -> None:
     canned_api.register(app)
     search_api.register(app)
     reports_api.register(app)
+    webhook_subscriptions_api.register(app)
     app.register_blueprint(openapi_blueprint)

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from backend import counters
 from backend.database.models import InboundMessage, OutboxMessage
+from backend.dispatch.subscriptions import dispatch_measures
 from backend.domain import states
 from backend.domain.statistics import percentile
 from backend.inbox.inbound import WORK_QUEUE
@@ -60,6 +61,7 @@ def collect(session: Session, moment: datetime) -> dict[str, Any]:
         "webhook_parse_failures": counters.read(session, counters.WEBHOOK_PARSE_FAILURES),
         "cross_contact_quotes": counters.read(session, counters.CROSS_CONTACT_QUOTES),
         "foreign_number_events": counters.read(session, counters.FOREIGN_NUMBER_EVENTS),
+        **dispatch_measures(session),
     }
 
 
@@ -77,6 +79,12 @@ _HELP = {
         "counter",
         "Webhook events about another business number, stored but not applied.",
     ),
+    "webhook_subscriptions_disabled": (
+        "gauge",
+        "Outgoing webhook subscriptions disabled after a delivery failed for 3 days.",
+    ),
+    "outgoing_deliveries_pending": ("gauge", "Outgoing webhook deliveries waiting to be delivered."),
+    "outgoing_deliveries_failed": ("gauge", "Outgoing webhook deliveries that failed for good."),
 }
 
 

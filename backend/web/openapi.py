@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from backend.domain.outgoing_webhooks import ALL_EVENTS, EVENT_TYPES
 from backend.domain.send_errors import ErrorReason
 from backend.domain.states import ALL_STATES
 from backend.inbox.canned import MAX_TEXT_LENGTH as MAX_CANNED_TEXT_LENGTH
@@ -442,6 +443,9 @@ def _schemas() -> dict[str, Schema]:
                 "webhook_parse_failures": _INTEGER,
                 "cross_contact_quotes": _INTEGER,
                 "foreign_number_events": _INTEGER,
+                "webhook_subscriptions_disabled": _INTEGER,
+                "outgoing_deliveries_pending": _INTEGER,
+                "outgoing_deliveries_failed": _INTEGER,
             },
             [
                 "sending_over_1m",
@@ -453,8 +457,12 @@ def _schemas() -> dict[str, Schema]:
                 "webhook_parse_failures",
                 "cross_contact_quotes",
                 "foreign_number_events",
+                "webhook_subscriptions_disabled",
+                "outgoing_deliveries_pending",
+                "outgoing_deliveries_failed",
             ],
         ),
+        **_report_and_webhook_schemas(),
         "Template": _object(
             {
                 "name": _STRING,
@@ -499,6 +507,190 @@ def _reply_responses() -> Schema:
         "content": {"application/json": {"schema": {"anyOf": [_ref("Error"), _ref("ConversationChanged")]}}},
     }
     return answers
+
+
+def _report_and_webhook_schemas() -> dict[str, Schema]:
+    seconds = _object({"p50": _nullable(_INTEGER), "p90": _nullable(_INTEGER)}, ["p50", "p90"])
+    bucket = _object(
+        {
+            "start": {**_TIME, "description": "The period's start in the report's time zone."},
+            "inbound": _INTEGER,
+            "outbound": _INTEGER,
+            "conversations_opened": _INTEGER,
+            "conversations_resolved": _INTEGER,
+            "first_response_seconds": seconds,
+            "resolution_seconds": seconds,
+        },
+        [
+            "start",
+            "inbound",
+            "outbound",
+            "conversations_opened",
+            "conversations_resolved",
+            "first_response_seconds",
+            "resolution_seconds",
+        ],
+    )
+    agent = _object(
+        {
+            "user": _STRING,
+            "replies": _INTEGER,
+            "conversations_resolved": _INTEGER,
+            "first_response_seconds": seconds,
+        },
+        ["user", "replies", "conversations_resolved", "first_response_seconds"],
+    )
+    counts = ["sent", "delivered", "read", "failed", "unknown", "replied"]
+    purpose = _object({"purpose": _STRING, **dict.fromkeys(counts, _INTEGER)}, ["purpose", *counts])
+    events = {"type": "array", "items": {"type": "string", "enum": [*EVENT_TYPES, ALL_EVENTS]}, "minItems": 1}
+    subscription: dict[str, Schema] = {
+        "id": _INTEGER,
+        "url": _STRING,
+        "events": events,
+        "description": _NULLABLE_STRING,
+        "created_at": _TIME,
+        "enabled": _BOOLEAN,
+        "disabled_at": _NULLABLE_TIME,
+        "disabled_reason": _NULLABLE_STRING,
+    }
+    required = ["id", "url", "events", "created_at", "enabled"]
+    return {
+        "ReportSummary": _object(
+            {
+                "buckets": {"type": "array", "items": bucket},
+                "agents": {"type": "array", "items": agent},
+                "purposes": {"type": "array", "items": purpose},
+            },
+            ["buckets", "agents", "purposes"],
+        ),
+        "WebhookSubscriptionRequest": _object(
+            {
+                "url": {**_STRING, "description": "http(s), without credentials."},
+                "events": events,
+                "description": {**_STRING, "maxLength": 500},
+            },
+            ["url", "events"],
+        ),
+        "WebhookSubscription": _object(subscription, required),
+        "NewWebhookSubscription": _object(
+            {**subscription, "secret": {**_STRING, "description": "whsec_ + base64; shown only here."}},
+            [*required, "secret"],
+        ),
+        "OutgoingDelivery": _object(
+            {
+                "id": _INTEGER,
+                "type": _STRING,
+                "seq": _INTEGER,
+                "webhook_id": _STRING,
+                "attempts": _INTEGER,
+                "state": {"type": "string", "enum": ["pending", "delivered", "failed"]},
+                "last_status": _nullable(_INTEGER),
+                "last_error": _NULLABLE_STRING,
+                "next_attempt_at": _NULLABLE_TIME,
+                "created_at": _TIME,
+                "delivered_at": _NULLABLE_TIME,
+            },
+            ["id", "type", "attempts", "state", "last_status", "next_attempt_at"],
+        ),
+    }
+
+
+def _report_and_webhook_paths() -> dict[str, Schema]:
+    report_parameters = [
+        _query(
+            "from", _STRING, "ISO 8601 date or time (default: 7 days before `to`); without a zone, in `tz`."
+        ),
+        _query("to", _STRING, "ISO 8601 date or time (default: now). At most 400 days after `from`."),
+        _query("bucket", {"type": "string", "enum": ["day", "hour"]}, "Period of each bucket (default day)."),
+        _query("tz", _STRING, "IANA time zone of the periods, e.g. Europe/Berlin (default UTC)."),
+        _query("format", {"type": "string", "enum": ["json", "csv"]}, "json (default) or csv."),
+        _query(
+            "section",
+            {"type": "string", "enum": ["buckets", "agents", "purposes"]},
+            "With format=csv: the section in the file (default buckets).",
+        ),
+    ]
+    report_answer = _responses({200: ("The report", _ref("ReportSummary"))}, [400, 401, 403])
+    report_answer["200"]["content"]["text/csv"] = {"schema": _STRING}
+    return {
+        "/v1/reports/summary": {
+            "get": _operation(
+                "Volume, response times, agents and purposes over a range (supervisors only)",
+                report_answer,
+                description=(
+                    "First response: from a customer message nobody had answered yet to the next reply by "
+                    "a person, in the period of the reply. Resolution: from the first customer message "
+                    "since the previous resolution to the resolution. The range is widened to whole "
+                    "periods; empty ones are present with zeros. 400 invalid_range past 400 days."
+                ),
+                parameters=report_parameters,
+            )
+        },
+        "/v1/webhook-subscriptions": {
+            "get": _operation(
+                "Outgoing webhook subscriptions, without secrets (supervisors only)",
+                _responses(
+                    {
+                        200: (
+                            "Subscriptions",
+                            _object(
+                                {
+                                    "webhook_subscriptions": {
+                                        "type": "array",
+                                        "items": _ref("WebhookSubscription"),
+                                    }
+                                },
+                                ["webhook_subscriptions"],
+                            ),
+                        )
+                    },
+                    [401, 403],
+                ),
+            ),
+            "post": _operation(
+                "Subscribe an endpoint to events (supervisors only)",
+                _responses(
+                    {201: ("The subscription and its secret", _ref("NewWebhookSubscription"))},
+                    [400, 401, 403, 413],
+                ),
+                description=(
+                    "Each event is POSTed as {type, timestamp, seq, data} with the Standard Webhooks "
+                    "headers webhook-id, webhook-timestamp and webhook-signature (v1, HMAC-SHA256 over "
+                    '"{id}.{timestamp}.{body}" keyed by the secret\'s base64-decoded part). 2xx is success; '
+                    "anything else or no answer in 10 s is retried for 3 days, then the subscription is "
+                    "disabled. 400 invalid_subscription."
+                ),
+                requestBody=_body(_ref("WebhookSubscriptionRequest")),
+            ),
+        },
+        "/v1/webhook-subscriptions/{id}": {
+            "delete": _operation(
+                "Remove a subscription and its deliveries (supervisors only)",
+                {"204": {"description": "Removed"}, **_responses({}, [401, 403, 404])},
+                parameters=[_ID],
+            )
+        },
+        "/v1/webhook-subscriptions/{id}/deliveries": {
+            "get": _operation(
+                "A subscription's deliveries, newest first (supervisors only)",
+                _responses(
+                    {200: ("Deliveries", _list("deliveries", _ref("OutgoingDelivery")))}, [400, 401, 403, 404]
+                ),
+                parameters=[_ID, *_PAGED],
+            )
+        },
+        "/v1/webhook-subscriptions/{id}/deliveries/{delivery_id}/redeliver": {
+            "post": _operation(
+                "Send a delivery again with the same webhook-id (supervisors only)",
+                _responses({202: ("The delivery, pending again", _ref("OutgoingDelivery"))}, [401, 403, 404]),
+                description=(
+                    "It goes in seq order with the other pending ones; "
+                    "a disabled subscription is enabled again."
+                ),
+                parameters=[_ID, _path("delivery_id", {"type": "integer", "minimum": 1})],
+            )
+        },
+    }
 
 
 def _operation(summary: str, responses: Schema, **extra: Any) -> Schema:
@@ -908,6 +1100,7 @@ def _paths() -> dict[str, Schema]:
                 "Delivery and queue measures", _responses({200: ("Metrics", _ref("Metrics"))}, [401])
             )
         },
+        **_report_and_webhook_paths(),
         "/v1/openapi.json": {
             "get": _operation("This document", _responses({200: ("OpenAPI 3.1", {"type": "object"})}, [401]))
         },

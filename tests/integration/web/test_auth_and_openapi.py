@@ -12,7 +12,16 @@ from backend.users import hash_token
 from backend.web.openapi import openapi_document
 from tests.integration.web.conftest import Api
 
-SUPERVISOR_ROUTES = {("GET", "/v1/supervisor/queue"), ("POST", "/v1/messages/{key}/resolve")}
+SUPERVISOR_ROUTES = {
+    ("GET", "/v1/supervisor/queue"),
+    ("POST", "/v1/messages/{key}/resolve"),
+    ("GET", "/v1/reports/summary"),
+    ("GET", "/v1/webhook-subscriptions"),
+    ("POST", "/v1/webhook-subscriptions"),
+    ("DELETE", "/v1/webhook-subscriptions/{id}"),
+    ("GET", "/v1/webhook-subscriptions/{id}/deliveries"),
+    ("POST", "/v1/webhook-subscriptions/{id}/deliveries/{delivery_id}/redeliver"),
+}
 # Documented for integrators but served by the webhook receiver, which may be registered separately.
 OPTIONAL_DOCUMENTED = {("GET", "/webhooks/whatsapp"), ("POST", "/webhooks/whatsapp")}
 
@@ -40,7 +49,12 @@ def _documented() -> set[tuple[str, str]]:
 
 
 def _concrete(path: str) -> str:
-    return path.replace("{id}", "1").replace("{key}", "some-key").replace("{wamid}", "wamid.X")
+    return (
+        path.replace("{id}", "1")
+        .replace("{delivery_id}", "1")
+        .replace("{key}", "some-key")
+        .replace("{wamid}", "wamid.X")
+    )
 
 
 def test_the_openapi_document_describes_exactly_the_apps_routes(api: Api) -> None:

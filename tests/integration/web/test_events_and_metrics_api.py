@@ -142,6 +142,9 @@ def test_metrics_report_the_five_measures_and_the_queue(api: Api) -> None:
         "webhook_parse_failures": 1,
         "cross_contact_quotes": 0,
         "foreign_number_events": 0,
+        "webhook_subscriptions_disabled": 0,
+        "outgoing_deliveries_pending": 0,
+        "outgoing_deliveries_failed": 0,
     }
     assert set(measures["queue_depth"]) >= {"queued", "unknown", "held", "failed"}
     text = api.client().get("/metrics").get_data(as_text=True)
