@@ -29,7 +29,7 @@ from backend.users import create_user
 
 log = logging.getLogger(__name__)
 
-TABS = ("inbox", "work-queue", "supervisor", "health")
+TABS = ("inbox", "work-queue", "supervisor", "health", "reports")
 DEMO_USER = STORY_SUPERVISOR
 # Numbers that never write to us: free text to them is held because their window is closed.
 QUIET_NUMBERS = ("+447911123456", "+16505551299")

@@ -164,6 +164,8 @@ METRICS = {
     "sent_to_delivered_seconds": {"p50": None, "p95": None},
     "queue_depth": {"queued": 0},
     "webhook_parse_failures": 0,
+    "webhook_subscriptions_disabled": 0,
+    "outgoing_deliveries_pending": 0,
 }
 
 

@@ -12,6 +12,7 @@ import httpx
 from ui.api.library import LibraryCalls
 from ui.api.paths import api_path
 from ui.api.pinning import MISMATCH_CODE, MISMATCH_MESSAGE, PinnedContext, certificate_mismatch_in
+from ui.api.reports import ReportCalls
 from ui.api.resources import (
     CONVERSATION_CHANGED,
     ColleagueMessage,
@@ -81,7 +82,7 @@ def _iso(moment: datetime) -> str:
     return moment.isoformat().replace("+00:00", "Z")
 
 
-class ApiClient(LibraryCalls):
+class ApiClient(LibraryCalls, ReportCalls):
     """The backend's HTTP API as methods returning typed resources."""
 
     def __init__(
@@ -152,11 +153,7 @@ class ApiClient(LibraryCalls):
                 timeout=timeout or DEFAULT_TIMEOUT,
             )
         except httpx.HTTPError as error:
-            if certificate_mismatch_in(error) is not None:
-                raise ApiError(0, MISMATCH_CODE, MISMATCH_MESSAGE) from None
-            raise ApiError(
-                0, "unreachable", f"cannot reach the backend at {self.base_url}: {error}"
-            ) from None
+            raise self._unreachable(error) from None
         body: Any = None
         problem = ""
         # 204 No Content (a deletion) has no body to read; every other answer carries JSON.
@@ -183,6 +180,26 @@ class ApiClient(LibraryCalls):
                 f"The backend's answer to {method} {path} (HTTP {response.status_code}) is not one "
                 f"this client understands: {error}",
             ) from None
+
+    def _unreachable(self, error: httpx.HTTPError) -> ApiError:
+        """The error for a request that got no answer: a pinned certificate that differs, or no backend."""
+        if certificate_mismatch_in(error) is not None:
+            return ApiError(0, MISMATCH_CODE, MISMATCH_MESSAGE)
+        return ApiError(0, "unreachable", f"cannot reach the backend at {self.base_url}: {error}")
+
+    def _get_text(self, path: str, params: Mapping[str, Any]) -> str:
+        """GET an answer that is text, not JSON (a CSV file); refusals become an ApiError."""
+        try:
+            response = self._http.get(path, params=dict(params), headers={"Accept": "text/csv"})
+        except httpx.HTTPError as error:
+            raise self._unreachable(error) from None
+        if response.status_code >= 400:
+            try:
+                code, message = parse_error_answer(response.json())
+            except (ValueError, WireFormatError):
+                code, message = BAD_RESPONSE, f"HTTP {response.status_code} without an error body"
+            raise ApiError(response.status_code, code, message)
+        return response.content.decode("utf-8-sig")
 
     def health(self) -> bool:
         """Whether the backend and its database answer."""

@@ -678,6 +678,9 @@ class Metrics:
     sent_to_delivered_p50: float | None
     sent_to_delivered_p95: float | None
     queue_depth: dict[str, int] = field(default_factory=dict)
+    # Outgoing webhooks: subscriptions disabled after 3 days of failures, deliveries still waiting.
+    webhook_subscriptions_disabled: int = 0
+    outgoing_deliveries_pending: int = 0
 
     @classmethod
     def from_json(cls, body: object) -> Metrics:
@@ -693,6 +696,8 @@ class Metrics:
             sent_to_delivered_p50=gap.optional_number("p50"),
             sent_to_delivered_p95=gap.optional_number("p95"),
             queue_depth=fields.counts("queue_depth"),
+            webhook_subscriptions_disabled=fields.integer("webhook_subscriptions_disabled"),
+            outgoing_deliveries_pending=fields.integer("outgoing_deliveries_pending"),
         )
 
 

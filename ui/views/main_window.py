@@ -1,4 +1,4 @@
-"""The main window: Inbox, Work queue, Supervisor and Health tabs, a connection banner, live updates."""
+"""The main window: Inbox, Work queue, Supervisor, Health and Reports tabs, a connection banner, live data."""
 
 from __future__ import annotations
 
@@ -45,16 +45,18 @@ from ui.views.canned import CannedRepliesDialog
 from ui.views.health import HealthView
 from ui.views.inbox import InboxView
 from ui.views.plain_text import plain_label
+from ui.views.reports import ReportsView
 from ui.views.search import SearchDialog
 from ui.views.supervisor import SupervisorView
 from ui.views.work_queue import WorkQueueView
 
-INBOX_TAB, WORK_QUEUE_TAB, SUPERVISOR_TAB, HEALTH_TAB = range(4)
+INBOX_TAB, WORK_QUEUE_TAB, SUPERVISOR_TAB, HEALTH_TAB, REPORTS_TAB = range(5)
 TAB_NAMES = {
     "inbox": INBOX_TAB,
     "work-queue": WORK_QUEUE_TAB,
     "supervisor": SUPERVISOR_TAB,
     "health": HEALTH_TAB,
+    "reports": REPORTS_TAB,
 }
 DEFAULT_SIZE = (1280, 800)
 REFRESH_DELAY_MS = 300
@@ -136,6 +138,8 @@ class MainWindow(QMainWindow):
         self.work_queue = WorkQueueView(api, runner)
         self.supervisor = SupervisorView(api, runner)
         self.health = HealthView(api, runner)
+        self.reports = ReportsView(api, runner)
+        self._reports_loaded = False
         self.tabs = QTabWidget()
         self.tabs.setAccessibleName("Sections")
         self.tabs.setDocumentMode(True)
@@ -143,7 +147,9 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.work_queue, "Work queue")
         self.tabs.addTab(self.supervisor, "Supervisor")
         self.tabs.addTab(self.health, "Health")
+        self.tabs.addTab(self.reports, "Reports")
         self.tabs.setTabVisible(SUPERVISOR_TAB, False)
+        self.tabs.setTabVisible(REPORTS_TAB, False)
         self.tabs.currentChanged.connect(self._tab_changed)
         self.search_dialog: SearchDialog | None = None
         self.canned_dialog: CannedRepliesDialog | None = None
@@ -174,10 +180,10 @@ class MainWindow(QMainWindow):
         self.work_queue.reply_placed.connect(self._reply_placed)
         self.supervisor.count_changed.connect(self._supervisor_count)
         self.supervisor.resolved.connect(self._supervisor_resolved)
-        for view in (self.inbox, self.supervisor, self.health):
+        for view in (self.inbox, self.supervisor, self.health, self.reports):
             view.status_message.connect(self.show_status)
 
-        for number in range(4):
+        for number in range(5):
             shortcut = QShortcut(QKeySequence(f"Alt+{number + 1}"), self)
             shortcut.activated.connect(getattr(self, f"_show_tab_{number + 1}"))
         search = QShortcut(QKeySequence("Ctrl+K"), self)
@@ -251,8 +257,11 @@ class MainWindow(QMainWindow):
         self._is_supervisor = identity.is_supervisor
         self.inbox.set_user(identity.name, is_supervisor=identity.is_supervisor)
         self.tabs.setTabVisible(SUPERVISOR_TAB, identity.is_supervisor)
+        self.tabs.setTabVisible(REPORTS_TAB, identity.is_supervisor)
         if identity.is_supervisor:
             self.supervisor.start()
+            if self.tabs.currentIndex() == REPORTS_TAB:
+                self._load_reports_once()
 
     def _templates_loaded(self, templates: list[TemplateInfo]) -> None:
         self.inbox.composer.set_templates(templates)
@@ -274,7 +283,7 @@ class MainWindow(QMainWindow):
         return self._is_supervisor
 
     def show_tab(self, name: str) -> None:
-        """Switch to a tab by name: inbox, work-queue, supervisor or health."""
+        """Switch to a tab by name: inbox, work-queue, supervisor, health or reports."""
         self.tabs.setCurrentIndex(TAB_NAMES[name])
 
     def _show_tab_number(self, index: int) -> None:
@@ -292,6 +301,15 @@ class MainWindow(QMainWindow):
 
     def _show_tab_4(self) -> None:
         self._show_tab_number(HEALTH_TAB)
+
+    def _show_tab_5(self) -> None:
+        self._show_tab_number(REPORTS_TAB)
+
+    def _load_reports_once(self) -> None:
+        # Reports are read when first looked at, then on request: they are queries, not live views.
+        if not self._reports_loaded:
+            self._reports_loaded = True
+            self.reports.refresh()
 
     def _focus_search(self) -> None:
         self.tabs.setCurrentIndex(INBOX_TAB)
@@ -330,6 +348,8 @@ class MainWindow(QMainWindow):
         if index == HEALTH_TAB:
             self.health.refresh_metrics()
             self.health.redraw()
+        elif index == REPORTS_TAB and self._is_supervisor:
+            self._load_reports_once()
 
     def _work_queue_count(self, text: str) -> None:
         self.tabs.setTabText(WORK_QUEUE_TAB, f"Work queue ({text})")
