@@ -106,7 +106,7 @@ def _bucket_labels(buckets: tuple[ReportBucket, ...], by: str, zone: ZoneInfo) -
     """A unique label per period: the day, or the hour (with its day when the range holds several)."""
     starts = [bucket.start.astimezone(zone) for bucket in buckets]
     if by != HOUR:
-        return [start.strftime("%a %d %b") for start in starts]
+        return [start.strftime("%d %b") for start in starts]
     several_days = len({start.date() for start in starts}) > 1
     labels = [start.strftime("%a %H:00" if several_days else "%H:00") for start in starts]
     # A DST change repeats an hour: number the repeats so none is dropped.
@@ -229,6 +229,7 @@ class ReportsView(QWidget):
         table.setAccessibleName(name)
         table.setModel(proxy)
         table.setSortingEnabled(True)
+        table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         table.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
         table.verticalHeader().hide()
@@ -345,21 +346,29 @@ class ReportsView(QWidget):
         return chart
 
     def _responses(self, report: Report, labels: list[str]) -> QChart:
-        chart = _chart("First response (minutes)")
+        measured = [
+            value
+            for bucket in report.buckets
+            for value in (bucket.first_response.p50, bucket.first_response.p90)
+            if value is not None
+        ]
+        unit, size = _time_unit(max(measured, default=0))
+        chart = _chart(f"First response ({unit})")
         median, slow = QLineSeries(), QLineSeries()
         median.setName("Median")
         slow.setName("90 % within")
         median.setPen(QPen(QColor(MEDIAN_COLOUR), 2))
         slow.setPen(QPen(QColor(P90_COLOUR), 2, Qt.PenStyle.DashLine))
-        top = 1.0
+        for series in (median, slow):
+            series.setPointsVisible(True)  # a period alone between empty ones still shows
         for position, bucket in enumerate(report.buckets):
             for series, value in ((median, bucket.first_response.p50), (slow, bucket.first_response.p90)):
                 if value is not None:  # no reply in a period: no point, rather than a false zero
-                    series.append(QPointF(position, value / 60))
-                    top = max(top, value / 60)
+                    series.append(QPointF(position, value / size))
         chart.addSeries(median)
         chart.addSeries(slow)
-        _axes(chart, series=[median, slow], labels=labels, top=top, unit="minutes", form="%.0f")
+        top = max(1.0, max(measured, default=0) / size)
+        _axes(chart, series=[median, slow], labels=labels, top=top, unit=unit, form="%.1f")
         return chart
 
     # -- export ----------------------------------------------------------------------------------
@@ -400,6 +409,15 @@ def _tagged_report(
 ) -> tuple[int, ReportRequest, Report]:
     """Runs on a worker thread: the report, with the request and generation that asked for it."""
     return generation, request, api.report(request.start, request.end, request.bucket, request.zone)
+
+
+def _time_unit(longest_seconds: int) -> tuple[str, int]:
+    """The unit that shows the longest time as a readable number: seconds, minutes or hours."""
+    if longest_seconds < 120:
+        return "seconds", 1
+    if longest_seconds < 2 * 3600:
+        return "minutes", 60
+    return "hours", 3600
 
 
 def _chart(title: str) -> QChart:
