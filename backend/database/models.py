@@ -121,8 +121,10 @@ class OutboxMessage(Base):
         # The thread's messages and the work queue's candidates: a conversation's messages by time.
         Index("ix_outbox_messages_conversation_created", "conversation_id", "created_at"),
         # Reports: messages queued in a period, and agents' replies in a period.
-        Index("ix_outbox_messages_created", "created_at"),
-        Index("ix_outbox_messages_origin_created", "origin", "created_at"),
+        Index("ix_outbox_messages_created", "created_at", "purpose", "state"),
+        Index("ix_outbox_messages_origin_created", "origin", "created_at", "created_by", "waiting_since"),
+        # Reports: a conversation's last reply by a person before a moment, in one seek.
+        Index("ix_outbox_messages_conversation_origin_created", "conversation_id", "origin", "created_at"),
     )
 
     id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
@@ -162,6 +164,9 @@ class OutboxMessage(Base):
     delivered_at: Mapped[datetime | None]
     read_at: Mapped[datetime | None]
     failed_at: Mapped[datetime | None]
+    # An agent's reply: the customer's first message since the previous reply by a person (None when
+    # nobody was waiting). The reply is then that message's first response, for reports.
+    waiting_since: Mapped[datetime | None]
 
 
 class SendDecision(Base):
@@ -195,7 +200,7 @@ class InboundMessage(Base):
         # The customer's previous message, which decides whether a new one is a work item.
         Index("ix_inbound_messages_contact_sent", "contact_id", "sent_at"),
         # Reports: messages received in a period, and a conversation's first unanswered message.
-        Index("ix_inbound_messages_received", "received_at"),
+        Index("ix_inbound_messages_received", "received_at", "conversation_id"),
         Index("ix_inbound_messages_conversation_received", "conversation_id", "received_at"),
     )
 
@@ -377,7 +382,9 @@ class ConversationStatusChange(Base):
     """One change of a conversation's status, with who made it (None: the system); reports read these."""
 
     __tablename__ = "conversation_status_changes"
-    __table_args__ = (Index("ix_conversation_status_changes_conversation_at", "conversation_id", "at"),)
+    __table_args__ = (
+        Index("ix_conversation_status_changes_conversation_status_at", "conversation_id", "status", "at"),
+    )
 
     id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
     conversation_id: Mapped[int] = mapped_column(ForeignKey("conversations.id"))
@@ -385,6 +392,8 @@ class ConversationStatusChange(Base):
     status: Mapped[str] = mapped_column(String(20))
     user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     at: Mapped[datetime] = mapped_column(index=True)
+    # A resolution: the customer's first message since the previous resolution (None if they wrote none).
+    waiting_since: Mapped[datetime | None]
 
 
 class WebhookSubscription(Base):

@@ -9,6 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from backend.database.models import Conversation, ConversationStatusChange
+from backend.inbox.waiting import waiting_for_resolution
 from backend.journal import journal, journal_many
 
 OPEN = "open"
@@ -56,6 +57,7 @@ def record_status_change(
     session: Session, conversation: Conversation, previous: str, user_id: int | None, now: datetime
 ) -> None:
     """Keep the change from `previous` to the conversation's status for reports (user None: the system)."""
+    resolves = conversation.status == RESOLVED and previous != RESOLVED
     session.add(
         ConversationStatusChange(
             conversation_id=conversation.id,
@@ -63,6 +65,7 @@ def record_status_change(
             status=conversation.status,
             user_id=user_id,
             at=now,
+            waiting_since=waiting_for_resolution(session, conversation.id, now) if resolves else None,
         )
     )
 

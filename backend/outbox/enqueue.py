@@ -22,9 +22,10 @@ from backend.domain.messages import (
     check_dedupe_key,
     check_message,
 )
-from backend.domain.origins import ORIGIN_API
+from backend.domain.origins import ORIGIN_AGENT, ORIGIN_API
 from backend.domain.templates import TemplateCatalog
 from backend.inbox.contacts import contact_for_number, conversation_for
+from backend.inbox.waiting import waiting_for_reply
 from backend.journal import journal
 from backend.settings import Settings
 
@@ -92,6 +93,7 @@ def enqueue(
     contact = contact_for_number(session, checked.to_number, now)
     conversation = conversation_for(session, contact, now)
     rule = settings.rule_for(request.purpose)
+    by_person = request.origin == ORIGIN_AGENT
     statement = insert_ignoring_conflicts(
         session,
         OutboxMessage,
@@ -115,6 +117,8 @@ def enqueue(
         conversation_id=conversation.id,
         created_at=now,
         updated_at=now,
+        # A reply by a person answers the customer's first message since the previous one (reports).
+        waiting_since=waiting_for_reply(session, conversation.id, now) if by_person else None,
     ).returning(OutboxMessage.id)
     inserted_id = session.execute(statement).scalar_one_or_none()
     if inserted_id is None:

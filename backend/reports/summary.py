@@ -4,20 +4,24 @@ First response: from a customer message nobody had answered yet (the earliest si
 reply by a person in the conversation) to the next reply by a person (an outbox row of origin
 `agent`), counted in the period of the reply. Resolution: from the first customer message after the
 conversation's previous resolution to its resolution, counted in the period of the resolution.
+Both waits are written with the answer (`waiting_since`, backend.inbox.waiting), so a report reads
+them in one pass over the range instead of searching each conversation's history.
 The range is widened to whole periods of the report's time zone, so every bucket is complete.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
+from functools import cached_property
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import Integer, and_, case, func, literal, or_, select, union_all
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy import Integer, and_, func, literal, or_, select, union_all
+from sqlalchemy.orm import Session
 
 from backend.database.models import (
     Conversation,
@@ -26,9 +30,11 @@ from backend.database.models import (
     OutboxMessage,
     User,
 )
+from backend.database.types import epoch_seconds
 from backend.domain import states
 from backend.domain.origins import ORIGIN_AGENT
 from backend.domain.statistics import percentile
+from backend.inbox.inbound import LINKED, REPLY
 
 DAY = "day"
 HOUR = "hour"
@@ -44,6 +50,8 @@ _BUCKETS_PER_QUERY = 250
 # also delivered and sent).
 _SENT_STATES = (states.SENT, states.DELIVERED, states.READ)
 _DELIVERED_STATES = (states.DELIVERED, states.READ)
+# Where a customer message that answers one of ours is filed: quoting it, or linked by an agent.
+_PLACED_UNDER_A_MESSAGE = (REPLY, LINKED)
 
 
 class ReportError(ValueError):
@@ -69,16 +77,14 @@ class ReportRange:
         """The start of the first period."""
         return self.starts[0]
 
-    def index_of(self, moment: datetime) -> int:
-        """The bucket a moment inside the range falls in."""
-        low, high = 0, len(self.starts) - 1
-        while low < high:  # the last start not after the moment
-            middle = (low + high + 1) // 2
-            if self.starts[middle] <= moment:
-                low = middle
-            else:
-                high = middle - 1
-        return low
+    @cached_property
+    def epoch_starts(self) -> list[float]:
+        """The starts in epoch seconds."""
+        return [start.timestamp() for start in self.starts]
+
+    def index_of(self, moment: float) -> int:
+        """The bucket a moment inside the range (in epoch seconds) falls in."""
+        return max(0, bisect_right(self.epoch_starts, moment) - 1)
 
 
 def zone_named(name: str | None) -> ZoneInfo:
@@ -178,100 +184,76 @@ def _counts_per_bucket(
     return counts
 
 
-def _first_responses(session: Session, span: ReportRange) -> list[tuple[datetime, int | None, datetime]]:
-    """(reply time, replier, the waiting customer message's time) of each first response in the range."""
-    reply = aliased(OutboxMessage, name="reply")
-    earlier = aliased(OutboxMessage, name="earlier")
-    previous_reply = (
-        select(func.max(earlier.created_at))
-        .where(
-            earlier.conversation_id == reply.conversation_id,
-            earlier.origin == ORIGIN_AGENT,
-            earlier.created_at < reply.created_at,
-        )
-        .correlate(reply)
-        .scalar_subquery()
-    )
-    waiting_since = (
-        select(func.min(InboundMessage.received_at))
-        .where(
-            InboundMessage.conversation_id == reply.conversation_id,
-            InboundMessage.received_at <= reply.created_at,
-            or_(previous_reply.is_(None), InboundMessage.received_at > previous_reply),
-        )
-        .scalar_subquery()
-    )
-    rows = session.execute(
-        select(reply.created_at, reply.created_by, waiting_since).where(
-            reply.origin == ORIGIN_AGENT,
-            reply.created_at >= span.start,
-            reply.created_at < span.end,
-            reply.conversation_id.is_not(None),
-        )
-    )
-    return [(replied, user, since) for replied, user, since in rows if since is not None]
+# (answer, who, since when the customer waited or None), all in epoch seconds.
+Waits = list[tuple[float, int | None, float | None]]
 
 
-def _resolutions(session: Session, span: ReportRange) -> list[tuple[datetime, int | None, datetime | None]]:
-    """(resolution time, resolver, the first customer message since the previous resolution)."""
-    change = aliased(ConversationStatusChange, name="change")
-    earlier = aliased(ConversationStatusChange, name="earlier")
-    previous_resolution = (
-        select(func.max(earlier.at))
-        .where(
-            earlier.conversation_id == change.conversation_id,
-            earlier.status == RESOLVED,
-            earlier.at < change.at,
-        )
-        .correlate(change)
-        .scalar_subquery()
-    )
-    first_message = (
-        select(func.min(InboundMessage.received_at))
-        .where(
-            InboundMessage.conversation_id == change.conversation_id,
-            InboundMessage.received_at <= change.at,
-            or_(previous_resolution.is_(None), InboundMessage.received_at > previous_resolution),
-        )
-        .scalar_subquery()
-    )
+def _first_responses(session: Session, span: ReportRange) -> Waits:
+    """(reply, replier, the waiting customer message) of each first response in the range.
+
+    Each reply by a person keeps the customer's first message since the reply before it
+    (`waiting_since`, written with the reply), so this is one range read of an index.
+    """
     rows = session.execute(
-        select(change.at, change.user_id, first_message).where(
+        select(
+            epoch_seconds(OutboxMessage.created_at),
+            OutboxMessage.created_by,
+            epoch_seconds(OutboxMessage.waiting_since),
+        ).where(
+            OutboxMessage.origin == ORIGIN_AGENT,
+            OutboxMessage.created_at >= span.start,
+            OutboxMessage.created_at < span.end,
+            OutboxMessage.waiting_since.is_not(None),
+        )
+    ).all()
+    return [(float(replied), user, float(since)) for replied, user, since in rows]
+
+
+def _resolutions(session: Session, span: ReportRange) -> Waits:
+    """(resolution, resolver, the first customer message since the previous resolution, if any)."""
+    change = ConversationStatusChange
+    rows = session.execute(
+        select(epoch_seconds(change.at), change.user_id, epoch_seconds(change.waiting_since)).where(
             change.status == RESOLVED,
             change.previous_status != RESOLVED,
             change.at >= span.start,
             change.at < span.end,
         )
-    )
-    return list(rows)
+    ).all()
+    return [(float(at), user, None if since is None else float(since)) for at, user, since in rows]
 
 
 def _purposes(session: Session, span: ReportRange) -> list[dict[str, Any]]:
     """Outcomes of the messages queued in the range, per purpose; replied: a customer quoted it."""
-    replied = select(InboundMessage.id).where(InboundMessage.reply_to_message_id == OutboxMessage.id).exists()
-
-    def tally(condition: Any) -> Any:
-        return func.sum(case((condition, 1), else_=0))
-
-    rows = session.execute(
-        select(
-            OutboxMessage.purpose,
-            tally(OutboxMessage.state.in_(_SENT_STATES)),
-            tally(OutboxMessage.state.in_(_DELIVERED_STATES)),
-            tally(OutboxMessage.state == states.READ),
-            tally(OutboxMessage.state == states.FAILED),
-            tally(OutboxMessage.state == states.UNKNOWN),
-            tally(replied),
-        )
-        .where(OutboxMessage.created_at >= span.start, OutboxMessage.created_at < span.end)
-        .group_by(OutboxMessage.purpose)
-        .order_by(OutboxMessage.purpose)
-    )
+    counts: dict[str, dict[str, int]] = {}
     names = ("sent", "delivered", "read", "failed", "unknown", "replied")
-    return [
-        {"purpose": purpose, **{name: int(value or 0) for name, value in zip(names, counts, strict=True)}}
-        for purpose, *counts in rows
-    ]
+    in_range = (OutboxMessage.created_at >= span.start, OutboxMessage.created_at < span.end)
+    by_state = session.execute(
+        select(OutboxMessage.purpose, OutboxMessage.state, func.count())
+        .where(*in_range)
+        .group_by(OutboxMessage.purpose, OutboxMessage.state)
+    ).all()
+    for purpose, state, count in by_state:
+        row = counts.setdefault(purpose, dict.fromkeys(names, 0))
+        row["sent"] += count if state in _SENT_STATES else 0
+        row["delivered"] += count if state in _DELIVERED_STATES else 0
+        row["read"] += count if state == states.READ else 0
+        row["failed"] += count if state == states.FAILED else 0
+        row["unknown"] += count if state == states.UNKNOWN else 0
+    # Replies come after the message, so only customer messages placed under one since the range began.
+    replied = session.execute(
+        select(OutboxMessage.purpose, func.count(func.distinct(InboundMessage.reply_to_message_id)))
+        .join(OutboxMessage, OutboxMessage.id == InboundMessage.reply_to_message_id)
+        .where(
+            InboundMessage.placement.in_(_PLACED_UNDER_A_MESSAGE),
+            InboundMessage.received_at >= span.start,
+            *in_range,
+        )
+        .group_by(OutboxMessage.purpose)
+    ).all()
+    for purpose, count in replied:
+        counts.setdefault(purpose, dict.fromkeys(names, 0))["replied"] = int(count)
+    return [{"purpose": purpose, **counts[purpose]} for purpose in sorted(counts)]
 
 
 def summary(session: Session, span: ReportRange) -> dict[str, Any]:
@@ -289,7 +271,8 @@ def summary(session: Session, span: ReportRange) -> dict[str, Any]:
     first_by_bucket: list[list[float]] = [[] for _ in range(size)]
     first_by_user: dict[int, list[float]] = defaultdict(list)
     for replied, user_id, since in _first_responses(session, span):
-        wait = max(0.0, (replied - since).total_seconds())
+        assert since is not None  # only answers to a waiting customer are first responses
+        wait = max(0.0, replied - since)
         first_by_bucket[span.index_of(replied)].append(wait)
         if user_id is not None:
             first_by_user[user_id].append(wait)
@@ -300,7 +283,7 @@ def summary(session: Session, span: ReportRange) -> dict[str, Any]:
         position = span.index_of(resolved_at)
         resolved[position] += 1
         if first_message is not None:
-            resolution_by_bucket[position].append(max(0.0, (resolved_at - first_message).total_seconds()))
+            resolution_by_bucket[position].append(max(0.0, resolved_at - first_message))
         if resolver is not None:
             resolved_by_user[resolver] += 1
     buckets = [

@@ -26,9 +26,37 @@ _ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 def upgrade() -> None:
     """Apply this revision."""
     op.create_index(op.f("ix_conversations_created_at"), "conversations", ["created_at"])
-    op.create_index("ix_outbox_messages_created", "outbox_messages", ["created_at"])
-    op.create_index("ix_outbox_messages_origin_created", "outbox_messages", ["origin", "created_at"])
-    op.create_index("ix_inbound_messages_received", "inbound_messages", ["received_at"])
+    op.create_index("ix_outbox_messages_created", "outbox_messages", ["created_at", "purpose", "state"])
+    op.add_column("outbox_messages", sa.Column("waiting_since", sa.DateTime(timezone=True), nullable=True))
+    # Agents' replies written before this revision: the first customer message since the reply before.
+    op.execute(
+        """
+        UPDATE outbox_messages SET waiting_since = (
+            SELECT min(i.received_at) FROM inbound_messages i
+            WHERE i.conversation_id = outbox_messages.conversation_id
+              AND i.received_at <= outbox_messages.created_at
+              AND NOT EXISTS (
+                  SELECT 1 FROM outbox_messages e
+                  WHERE e.conversation_id = outbox_messages.conversation_id
+                    AND e.origin = 'agent'
+                    AND e.created_at < outbox_messages.created_at
+                    AND e.created_at >= i.received_at
+              )
+        )
+        WHERE origin = 'agent' AND conversation_id IS NOT NULL
+        """
+    )
+    op.create_index(
+        "ix_outbox_messages_origin_created",
+        "outbox_messages",
+        ["origin", "created_at", "created_by", "waiting_since"],
+    )
+    op.create_index(
+        "ix_outbox_messages_conversation_origin_created",
+        "outbox_messages",
+        ["conversation_id", "origin", "created_at"],
+    )
+    op.create_index("ix_inbound_messages_received", "inbound_messages", ["received_at", "conversation_id"])
     op.create_index(
         "ix_inbound_messages_conversation_received", "inbound_messages", ["conversation_id", "received_at"]
     )
@@ -40,6 +68,7 @@ def upgrade() -> None:
         sa.Column("status", sa.String(length=20), nullable=False),
         sa.Column("user_id", sa.Integer(), nullable=True),
         sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("waiting_since", sa.DateTime(timezone=True), nullable=True),
         sa.ForeignKeyConstraint(
             ["conversation_id"],
             ["conversations.id"],
@@ -54,9 +83,9 @@ def upgrade() -> None:
         op.f("ix_conversation_status_changes_at"), "conversation_status_changes", ["at"], unique=False
     )
     op.create_index(
-        "ix_conversation_status_changes_conversation_at",
+        "ix_conversation_status_changes_conversation_status_at",
         "conversation_status_changes",
-        ["conversation_id", "at"],
+        ["conversation_id", "status", "at"],
         unique=False,
     )
     op.create_table(
@@ -117,11 +146,16 @@ def downgrade() -> None:
     op.drop_index("ix_outgoing_deliveries_head", table_name="outgoing_deliveries")
     op.drop_table("outgoing_deliveries")
     op.drop_table("webhook_subscriptions")
-    op.drop_index("ix_conversation_status_changes_conversation_at", table_name="conversation_status_changes")
+    op.drop_index(
+        "ix_conversation_status_changes_conversation_status_at", table_name="conversation_status_changes"
+    )
     op.drop_index(op.f("ix_conversation_status_changes_at"), table_name="conversation_status_changes")
     op.drop_table("conversation_status_changes")
     op.drop_index("ix_inbound_messages_conversation_received", table_name="inbound_messages")
     op.drop_index("ix_inbound_messages_received", table_name="inbound_messages")
+    op.drop_index("ix_outbox_messages_conversation_origin_created", table_name="outbox_messages")
     op.drop_index("ix_outbox_messages_origin_created", table_name="outbox_messages")
+    # Not a batch rebuild: that would drop the search index's triggers on the table (see 0004).
+    op.execute("ALTER TABLE outbox_messages DROP COLUMN waiting_since")
     op.drop_index("ix_outbox_messages_created", table_name="outbox_messages")
     op.drop_index(op.f("ix_conversations_created_at"), table_name="conversations")
