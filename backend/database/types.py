@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import DateTime, Float
+from sqlalchemy import BigInteger, DateTime, Float
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -58,3 +58,23 @@ def _epoch_seconds_sqlite(element: epoch_seconds, compiler: SQLCompiler, **kw: A
 @compiles(epoch_seconds, "postgresql")
 def _epoch_seconds_postgresql(element: epoch_seconds, compiler: SQLCompiler, **kw: Any) -> str:
     return f"CAST(EXTRACT(EPOCH FROM {compiler.process(element.clauses, **kw)}) AS DOUBLE PRECISION)"
+
+
+class epoch_slot(FunctionElement[int]):  # noqa: N801 (an SQL function reads lower case)
+    """The number of the `seconds`-long slot since 1970 a UTC time column falls in (rounded down)."""
+
+    type = BigInteger()
+    inherit_cache = True
+
+
+@compiles(epoch_slot, "sqlite")
+def _epoch_slot_sqlite(element: epoch_slot, compiler: SQLCompiler, **kw: Any) -> str:
+    column, seconds = (compiler.process(clause, **kw) for clause in element.clauses)
+    # Times after 1970 are positive, so CAST's truncation is rounding down.
+    return f"CAST(((julianday({column}) - 2440587.5) * 86400.0) / {seconds} AS INTEGER)"
+
+
+@compiles(epoch_slot, "postgresql")
+def _epoch_slot_postgresql(element: epoch_slot, compiler: SQLCompiler, **kw: Any) -> str:
+    column, seconds = (compiler.process(clause, **kw) for clause in element.clauses)
+    return f"CAST(FLOOR(EXTRACT(EPOCH FROM {column}) / {seconds}) AS BIGINT)"
