@@ -175,6 +175,9 @@ def fill(database: Database, conversations: int, messages: int, seed: int, now: 
             rows = {name: [] for name in rows}
     with database.transaction() as session:
         session.execute(text("ANALYZE"))
+    if database.is_sqlite:  # as after a while in service: the bulk load checkpointed out of the WAL
+        with database.engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
     return counts
 
 

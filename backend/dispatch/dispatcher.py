@@ -17,7 +17,7 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, cast
 
 import httpx
@@ -27,6 +27,7 @@ from sqlalchemy.exc import OperationalError
 from backend.database.models import OutgoingDelivery, WebhookSubscription
 from backend.dispatch.subscriptions import DELIVERED, FAILED, PENDING
 from backend.domain.outgoing_webhooks import new_webhook_id, next_attempt, sign, wants
+from backend.inbox.queries import iso
 from backend.journal import entries_after, last_seq
 from backend.parts import BackendParts
 
@@ -51,7 +52,7 @@ def delivery_body(event_type: str, at: datetime, seq: int, data: dict[str, Any])
     """The JSON body of one event: {"type", "timestamp", "seq", "data"}."""
     document = {
         "type": event_type,
-        "timestamp": at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+        "timestamp": iso(at),
         "seq": seq,
         "data": data,
     }

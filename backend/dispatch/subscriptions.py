@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, func, select
@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from backend.database.models import OutgoingDelivery, WebhookSubscription
 from backend.domain.outgoing_webhooks import events_problem, new_secret, url_problem
+from backend.inbox.queries import iso
 from backend.journal import last_seq
 
 PENDING = "pending"
@@ -28,12 +29,6 @@ class SubscriptionError(ValueError):
         self.message = message
 
 
-def _iso(moment: datetime | None) -> str | None:
-    if moment is None:
-        return None
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
 def subscription_resource(row: WebhookSubscription, *, with_secret: bool = False) -> dict[str, Any]:
     """The API's view of a subscription; the secret only when it is created."""
     resource: dict[str, Any] = {
@@ -41,9 +36,9 @@ def subscription_resource(row: WebhookSubscription, *, with_secret: bool = False
         "url": row.url,
         "events": list(row.events),
         "description": row.description,
-        "created_at": _iso(row.created_at),
+        "created_at": iso(row.created_at),
         "enabled": row.enabled,
-        "disabled_at": _iso(row.disabled_at),
+        "disabled_at": iso(row.disabled_at),
         "disabled_reason": row.disabled_reason,
     }
     if with_secret:
@@ -62,9 +57,9 @@ def delivery_resource(row: OutgoingDelivery) -> dict[str, Any]:
         "state": row.state,
         "last_status": row.last_status,
         "last_error": row.last_error,
-        "next_attempt_at": _iso(row.next_attempt_at) if row.state == PENDING else None,
-        "created_at": _iso(row.created_at),
-        "delivered_at": _iso(row.delivered_at),
+        "next_attempt_at": iso(row.next_attempt_at) if row.state == PENDING else None,
+        "created_at": iso(row.created_at),
+        "delivered_at": iso(row.delivered_at),
     }
 
 
