@@ -15,8 +15,10 @@ one bare httpx client posting the same number of signed bodies in a row.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
+import sqlite3
 import statistics
 import tempfile
 import threading
@@ -27,6 +29,7 @@ from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, insert, select, text
 
@@ -42,6 +45,7 @@ from backend.database.models import (
 from backend.dispatch.dispatcher import WebhookDispatcher, outgoing_client
 from backend.domain.outgoing_webhooks import new_secret, new_webhook_id, sign
 from backend.journal import journal_many, sequence_pending
+from backend.reports.summary import report_range, summary
 from backend.settings import load_settings
 from backend.users import create_user
 from backend.web import create_app
@@ -176,13 +180,16 @@ def fill(database: Database, conversations: int, messages: int, seed: int, now: 
     with database.transaction() as session:
         session.execute(text("ANALYZE"))
     if database.is_sqlite:  # as after a while in service: the bulk load checkpointed out of the WAL
-        with database.engine.connect() as connection:
-            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        database.dispose()
+        with contextlib.closing(sqlite3.connect(str(database.engine.url.database))) as connection:
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return counts
 
 
-def measure_reports(database: Database, runs: int, now: datetime) -> tuple[list[float], list[float], int]:
-    """Seconds per report through the app, seconds per baseline pair of counts, and the buckets shown."""
+def measure_reports(
+    database: Database, runs: int, now: datetime
+) -> tuple[list[float], list[float], list[float], int]:
+    """Seconds per report through the app and as a query alone, per baseline pair of counts; buckets."""
     settings = load_settings(environ={"INBOX_DATA_DIR": tempfile.gettempdir()})
     parts = build_parts(settings, database, clock=lambda: now)
     with database.transaction() as session:
@@ -193,13 +200,19 @@ def measure_reports(database: Database, runs: int, now: datetime) -> tuple[list[
     headers = {"Authorization": f"Bearer {token}"}
     buckets = 0
     latencies: list[float] = []
+    queries: list[float] = []
     baseline: list[float] = []
+    span = report_range(now - timedelta(days=30), now, "day", ZoneInfo("Europe/Berlin"), now)
     for run in range(runs + 3):  # three untimed runs warm the caches both start from
         began = time.perf_counter()
         answer = client.get("/v1/reports/summary", query_string=query, headers=headers)
         took = time.perf_counter() - began
         assert answer.status_code == 200, answer.get_data(as_text=True)
         buckets = len(answer.get_json()["buckets"])
+        began = time.perf_counter()
+        with database.reader() as session:
+            summary(session, span)
+        alone = time.perf_counter() - began
         began = time.perf_counter()
         with database.reader() as session:
             since, until = now - timedelta(days=30), now
@@ -216,8 +229,9 @@ def measure_reports(database: Database, runs: int, now: datetime) -> tuple[list[
         counted = time.perf_counter() - began
         if run >= 3:
             latencies.append(took)
+            queries.append(alone)
             baseline.append(counted)
-    return latencies, baseline, buckets
+    return latencies, queries, baseline, buckets
 
 
 class _Receiver(BaseHTTPRequestHandler):
@@ -323,7 +337,7 @@ def main() -> None:
         began = time.perf_counter()
         counts = fill(database, args.conversations, args.messages, args.seed, now)
         filled = time.perf_counter() - began
-        latencies, baseline, buckets = measure_reports(database, args.runs, now)
+        latencies, queries, baseline, buckets = measure_reports(database, args.runs, now)
         print(
             f"database: {database.dialect}, {args.messages:,} messages over {DAYS} days in "
             f"{args.conversations:,} conversations "
@@ -334,6 +348,10 @@ def main() -> None:
             f"GET /v1/reports/summary, 30 days by day in Europe/Berlin ({buckets} buckets), {args.runs} "
             f"runs: median {statistics.median(latencies) * 1000:.1f} ms, "
             f"p95 {_percentile(latencies, 0.95) * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms"
+        )
+        print(
+            f"the same report as a query alone (backend.reports.summary): median "
+            f"{statistics.median(queries) * 1000:.1f} ms, p95 {_percentile(queries, 0.95) * 1000:.1f} ms"
         )
         print(
             f"baseline, same run: count the 30 days' inbound and outbound messages: median "
