@@ -24,7 +24,7 @@ MEASURES = (
     ("duplicate_webhooks", "Duplicate webhooks", "webhook events received again and ignored"),
     ("unattributed_inbound", "Unattributed replies", "replies waiting in the work queue"),
     ("gap", "Sent → delivered (last hour)", "median and 95th percentile"),
-    ("webhooks", "Outgoing webhooks", "subscriptions disabled after 3 days of failures / deliveries waiting"),
+    ("webhooks", "Outgoing webhooks", "subscriptions off after 3 days of failures / deliveries waiting"),
 )
 
 
@@ -187,9 +187,7 @@ class HealthView(QWidget):
         p50, p95 = metrics.sent_to_delivered_p50, metrics.sent_to_delivered_p95
         self.values["gap"].setText("—" if p50 is None else f"{p50:.1f} s / {p95 or 0:.1f} s")
         disabled = metrics.webhook_subscriptions_disabled
-        self.values["webhooks"].setText(
-            f"{disabled} disabled / {metrics.outgoing_deliveries_pending} waiting"
-        )
+        self.values["webhooks"].setText(f"{disabled} off / {metrics.outgoing_deliveries_pending}")
         self.values["webhooks"].setProperty("alert", disabled > 0)
         for state, label in self.depth_labels.items():
             label.setText(str(metrics.queue_depth.get(state, 0)))
