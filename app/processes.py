@@ -298,6 +298,15 @@ def yield_to_urgent_writers(engine: Engine, urgent_writers: ctypes.c_int) -> Non
     event.listen(engine, "engine_connect", let_urgent_go_first)
 
 
+# Every connection of a server's process is named so on PostgreSQL (pg_stat_activity.application_name).
+SERVER_APPLICATION_PREFIX = "inbox "
+
+
+def server_application_name(role: str) -> str:
+    """How a child's connections introduce themselves: role, pid of its supervisor, machine."""
+    return f"{SERVER_APPLICATION_PREFIX}{role} (supervisor pid {os.getppid()} on {socket.gethostname()})"
+
+
 class RoleRunner(Protocol):
     """What a child runs for its role."""
 
@@ -328,7 +337,11 @@ class HttpRole:
             raise ValueError("the HTTP process needs the supervisor's listening socket")
         settings = plan.settings
         signal = LocalJournalSignal()
-        database = create_database(settings.database_url, sqlite_synchronous=settings.sqlite_synchronous)
+        database = create_database(
+            settings.database_url,
+            sqlite_synchronous=settings.sqlite_synchronous,
+            application_name=server_application_name(plan.role),
+        )
         if database.is_sqlite:
             urgent = UrgentWriters(plan.urgent_writers) if plan.urgent_writers is not None else None
             take_write_lock_first(database.engine, urgent)
@@ -385,7 +398,10 @@ class WorkersRole:
         settings = plan.settings
         signal = ProcessJournalSignal(plan.journal_wake, LocalJournalSignal()) if plan.journal_wake else None
         database = create_database(
-            settings.database_url, sqlite_synchronous=settings.sqlite_synchronous, pool_size=WORKER_POOL_SIZE
+            settings.database_url,
+            sqlite_synchronous=settings.sqlite_synchronous,
+            pool_size=WORKER_POOL_SIZE,
+            application_name=server_application_name(plan.role),
         )
         if plan.urgent_writers is not None:
             yield_to_urgent_writers(database.engine, plan.urgent_writers)

@@ -114,6 +114,8 @@ _PLAIN_SENDING_REASONS = {
     "request_not_sent": "The message never reached WhatsApp (no connection); it is tried again.",
     "accepted_without_message_id": "WhatsApp accepted it but gave no message id to follow it by.",
     "payload_unsendable": "The stored message cannot be sent as it is.",
+    "restored_from_backup": "The data was restored from a backup taken while this message was waiting "
+    "or going out: it may or may not have reached the customer.",
 }
 
 

@@ -11,8 +11,11 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 
 from app.cli_errors import FAILURE_STATUS, CommandError
 from app.composition import build_parts
-from backend.database import Database, create_database, upgrade_database
+from backend.clock import utc_now
+from backend.database import Database, create_database
 from backend.domain.templates import TemplateError
+from backend.operations import OperationsError
+from backend.operations.upgrade import bring_schema_up_to_date
 from backend.parts import BackendParts
 from backend.settings import Settings, load_settings, secure_data_dir
 from backend.templates import load_templates
@@ -31,7 +34,11 @@ def settings_from(args: argparse.Namespace) -> Settings:
 
 
 def open_database(settings: Settings, *, upgrade: bool = True) -> Database:
-    """The configured database, migrated to the newest schema unless told not to."""
+    """The configured database, migrated to the newest schema unless told not to.
+
+    An older database with data is backed up into the data folder's backups/ before it is migrated;
+    a database newer than this code is refused, naming the version to install.
+    """
     try:
         database = create_database(settings.database_url, sqlite_synchronous=settings.sqlite_synchronous)
     except (ArgumentError, NoSuchModuleError, ValueError) as error:
@@ -40,10 +47,13 @@ def open_database(settings: Settings, *, upgrade: bool = True) -> Database:
         ) from None
     try:
         if upgrade:
-            upgrade_database(database)
+            bring_schema_up_to_date(settings, database, now=utc_now)
         else:
             with database.reader() as session:
                 session.execute(text("SELECT 1"))
+    except OperationsError as error:
+        database.dispose()
+        raise CommandError(str(error), exit_status=FAILURE_STATUS) from None
     except OperationalError as error:
         database.dispose()
         # The driver's first line says what failed (refused, unknown host, bad password, locked file).

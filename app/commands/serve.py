@@ -11,10 +11,12 @@ import socket
 import threading
 from types import FrameType
 
-from app.cli_errors import CommandError
+from app.cli_errors import FAILURE_STATUS, CommandError
 from app.commands.common import open_database, parts_for, settings_from
 from app.http_server import bind_listener, is_loopback
 from app.processes import SERVE_ROLES, Role, Supervisor, supervise
+from app.server_lock import ProcessLock, holders
+from backend.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +54,22 @@ def run(args: argparse.Namespace) -> int:
         "whatsapp_phone_number_id",
     ):
         settings.require(name)
+    restoring = [holder for holder in holders(settings.data_dir) if holder.startswith("inbox db restore")]
+    if restoring:
+        raise CommandError(
+            f"{restoring[0]} is replacing the data; start again once it is done", exit_status=FAILURE_STATUS
+        )
+    # Registered before the database is touched: a restore refuses while this process lives.
+    registration = ProcessLock(settings.data_dir, "inbox serve")
+    registration.acquire()
+    try:
+        return _serve(settings, host, port)
+    finally:
+        registration.release()
+
+
+def _serve(settings: Settings, host: str, port: int) -> int:
+    """Migrate, bind, and supervise the children until a signal."""
     # Migrate once, here, and check what every process will load before starting any.
     database = open_database(settings)
     parts_for(settings, database)

@@ -7,6 +7,7 @@ import logging
 
 from app.commands.common import open_database, parts_for, settings_from
 from app.processes import WORKER_ROLES, Supervisor, supervise
+from app.server_lock import ProcessLock
 
 log = logging.getLogger(__name__)
 
@@ -29,15 +30,16 @@ def run(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     for name in ("whatsapp_token", "whatsapp_phone_number_id"):
         settings.require(name)
-    database = open_database(settings)
-    parts_for(settings, database)
-    database.dispose()
-    supervisor = Supervisor(settings, WORKER_ROLES)
-    status = supervise(
-        supervisor,
-        lambda described: (
-            f"inbox worker is running ({', '.join(described.values())}); stop with Ctrl+C or SIGTERM"
-        ),
-    )
+    with ProcessLock(settings.data_dir, "inbox worker"):
+        database = open_database(settings)
+        parts_for(settings, database)
+        database.dispose()
+        supervisor = Supervisor(settings, WORKER_ROLES)
+        status = supervise(
+            supervisor,
+            lambda described: (
+                f"inbox worker is running ({', '.join(described.values())}); stop with Ctrl+C or SIGTERM"
+            ),
+        )
     print("inbox worker stopped", flush=True)
     return status

@@ -105,8 +105,13 @@ def create_database(
     *,
     sqlite_synchronous: Literal["NORMAL", "FULL"] = "NORMAL",
     pool_size: int = 10,
+    application_name: str | None = None,
 ) -> Database:
-    """Connect to the database at a SQLAlchemy URL (SQLite file or PostgreSQL via psycopg 3)."""
+    """Connect to the database at a SQLAlchemy URL (SQLite file or PostgreSQL via psycopg 3).
+
+    On PostgreSQL `application_name` names the connections in pg_stat_activity (a restore looks there
+    for servers still using the database).
+    """
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:" and "uri" not in parsed.query:
@@ -121,5 +126,12 @@ def create_database(
     else:
         if parsed.drivername == "postgresql":
             parsed = parsed.set(drivername="postgresql+psycopg")
-        engine = create_engine(parsed, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True)
+        connect_args = {"application_name": application_name[:63]} if application_name else {}
+        engine = create_engine(
+            parsed,
+            pool_size=pool_size,
+            max_overflow=pool_size,
+            pool_pre_ping=True,
+            connect_args=connect_args,
+        )
     return Database(engine)

@@ -444,3 +444,27 @@ class OutgoingDelivery(Base):
     retry_since: Mapped[datetime | None]
     created_at: Mapped[datetime]
     delivered_at: Mapped[datetime | None]
+
+
+class ReleaseRecord(Base):
+    """A version of the product that ran on this database, with the schema revision it brought."""
+
+    __tablename__ = "release_history"
+
+    id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
+    version: Mapped[str] = mapped_column(String(40))
+    revision: Mapped[str] = mapped_column(String(40))
+    recorded_at: Mapped[datetime]
+
+
+class BackupRecord(Base):
+    """A backup archive taken of this database: when, where, why and how large."""
+
+    __tablename__ = "backup_runs"
+
+    id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
+    taken_at: Mapped[datetime] = mapped_column(index=True)
+    # `manual`, `daily`, `pre_upgrade` or `pre_restore`.
+    reason: Mapped[str] = mapped_column(String(20))
+    archive: Mapped[str] = mapped_column(Text)
+    size_bytes: Mapped[int] = mapped_column(BigInteger)

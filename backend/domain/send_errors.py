@@ -9,6 +9,7 @@ LEASE_EXPIRED_TITLE = "lease expired"
 REQUEST_NOT_SENT_TITLE = "request not sent"
 ACCEPTED_WITHOUT_MESSAGE_ID_TITLE = "accepted without a message id"
 PAYLOAD_UNSENDABLE_TITLE = "stored payload cannot be sent"
+RESTORED_FROM_BACKUP_TITLE = "restored from backup"
 
 
 class ErrorReason(StrEnum):
@@ -20,6 +21,7 @@ class ErrorReason(StrEnum):
     REQUEST_NOT_SENT = "request_not_sent"  # the request never left this machine
     ACCEPTED_WITHOUT_MESSAGE_ID = "accepted_without_message_id"  # a 2xx without a wamid to follow
     PAYLOAD_UNSENDABLE = "payload_unsendable"  # the stored message cannot be turned into a request
+    RESTORED_FROM_BACKUP = "restored_from_backup"  # in flight when the restored backup was taken
     OTHER = "other"  # anything else, e.g. an HTTP error without a Meta code
 
 
@@ -29,6 +31,7 @@ _REASON_OF_TITLE = {
     REQUEST_NOT_SENT_TITLE: ErrorReason.REQUEST_NOT_SENT,
     ACCEPTED_WITHOUT_MESSAGE_ID_TITLE: ErrorReason.ACCEPTED_WITHOUT_MESSAGE_ID,
     PAYLOAD_UNSENDABLE_TITLE: ErrorReason.PAYLOAD_UNSENDABLE,
+    RESTORED_FROM_BACKUP_TITLE: ErrorReason.RESTORED_FROM_BACKUP,
 }
 
 

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from backend.domain import states
 from backend.domain.outcomes import OutcomeKind
-from backend.domain.send_errors import LEASE_EXPIRED_TITLE
+from backend.domain.send_errors import LEASE_EXPIRED_TITLE, RESTORED_FROM_BACKUP_TITLE
 
 
 class Effect(Enum):
@@ -51,6 +51,7 @@ class Actor(StrEnum):
     RULE = "rule"
     SUPERVISOR = "supervisor"
     WEBHOOK = "webhook"
+    RESTORE = "restore"
 
 
 ERRORS: Final = ("last_error_code", "last_error_title", "last_error_details")
@@ -59,6 +60,9 @@ MILESTONES: Final = ("accepted_at", "sent_at", "delivered_at", "read_at", "faile
 # Marks of the row's life cycle, set again on each pass (a new claim, a new stay in `unknown`).
 LIFECYCLE_MARKS: Final = ("unknown_since", "last_attempt_at")
 LEASE_EXPIRED_DETAILS: Final = "the worker sending this row stopped before recording an answer"
+RESTORED_FROM_BACKUP_DETAILS: Final = (
+    "queued, sending or unknown when the backup was taken: it may have gone out after that"
+)
 # Effects whose value the writer passes.
 GIVEN_EFFECTS: Final = frozenset({Effect.GIVEN, Effect.FILL_GIVEN, Effect.MAYBE})
 
@@ -270,6 +274,23 @@ LEASE_EXPIRED = _transition(
     actor=Actor.SWEEPER,
     guards=frozenset({"lease_expired"}),
 )
+# A restore brings back rows as they were at the snapshot; any of these may have gone out after it, so
+# none is sent again without its purpose's rule or a person deciding.
+RESTORED_IN_FLIGHT = _transition(
+    "restored_in_flight",
+    {QUEUED, SENDING, UNKNOWN},
+    UNKNOWN,
+    {
+        "unknown_since": Effect.NOW,
+        "lease_expires_at": Effect.CLEAR,
+        "claimed_by": Effect.CLEAR,
+        "hold_reason": Effect.CLEAR,
+        "last_error_code": Effect.CLEAR,
+        "last_error_title": Fixed(RESTORED_FROM_BACKUP_TITLE),
+        "last_error_details": Fixed(RESTORED_FROM_BACKUP_DETAILS),
+    },
+    actor=Actor.RESTORE,
+)
 EVIDENCE_ACCEPTED = _transition(
     "evidence_accepted",
     {UNKNOWN},
@@ -382,6 +403,7 @@ TRANSITIONS: Final[tuple[Transition, ...]] = (
     FAIL,
     GIVE_BACK,
     LEASE_EXPIRED,
+    RESTORED_IN_FLIGHT,
     EVIDENCE_ACCEPTED,
     RULE_RESEND,
     RULE_REVIEW,

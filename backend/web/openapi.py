@@ -52,7 +52,9 @@ _REASON_TEXT = (
     "message); lease_expired (the sender stopped while the message was going out); "
     "request_not_sent (the request never left; it is tried again); accepted_without_message_id "
     "(Meta accepted it without an id to follow it by); payload_unsendable (the stored message "
-    "cannot be sent as it is); other (anything else, e.g. an HTTP error without a Meta code)."
+    "cannot be sent as it is); restored_from_backup (queued, sending or unknown when the backup that "
+    "was restored was taken: it may have gone out after, so it waits for its purpose's rule or a "
+    "supervisor); other (anything else, e.g. an HTTP error without a Meta code)."
 )
 
 _ERROR_TEXT = {

@@ -47,6 +47,7 @@ LAYERS = (
     ),
     ("backend.inbox",),
     ("backend.outbox",),
+    ("backend.operations",),
     ("backend.webhooks",),
     ("backend.reports", "backend.dispatch"),
     ("backend.web",),
