@@ -1,4 +1,4 @@
-"""After a restore, sends in flight at the snapshot are `unknown` (restored_from_backup), in the API and queue."""
+"""After a restore, sends in flight at the snapshot are `unknown` (restored_from_backup), API and queue."""
 
 from __future__ import annotations
 
