@@ -12,7 +12,9 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import logging
+import logging.handlers
 import multiprocessing
+import multiprocessing.queues
 import os
 import signal
 import socket
@@ -109,6 +111,8 @@ class ChildPlan:
     journal_wake: socket.socket | None = None
     # SQLite only: how many writers of the HTTP child wait for the write lock right now.
     urgent_writers: ctypes.c_int | None = None
+    # Log records for the supervisor, the one writer of the installation's log file.
+    log_queue: multiprocessing.queues.Queue[logging.LogRecord] | None = None
 
 
 # ----------------------------------------------------------------------------- child side
@@ -446,12 +450,24 @@ def stop_timeout_for(role: str) -> float:
 
 
 def configure_child_logging(plan: ChildPlan) -> None:
-    """Log like the `inbox` command, each line naming the role, on the inherited stderr."""
+    """Log like the `inbox` command, each line naming the role, on the inherited stderr and the log file."""
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s [%(processName)s]: %(message)s"
     )
     logging.getLogger().setLevel(plan.settings.log_level)
     logging.getLogger("alembic").setLevel(logging.WARNING)
+    if plan.log_queue is not None:
+        logging.getLogger().addHandler(logging.handlers.QueueHandler(plan.log_queue))
+
+
+def _flush_log_queue(plan: ChildPlan) -> None:
+    """Hand the last records to the supervisor before the process ends (briefly: it may be gone)."""
+    if plan.log_queue is None:
+        return
+    plan.log_queue.close()
+    flushing = threading.Thread(target=plan.log_queue.join_thread, daemon=True)
+    flushing.start()
+    flushing.join(1.0)
 
 
 def watch_supervisor(
@@ -492,9 +508,11 @@ def report(plan: ChildPlan, kind: str, text: str) -> None:
         log.debug("the supervisor did not hear %s", kind)
 
 
-def exit_child(status: int) -> NoReturn:
+def exit_child(status: int, plan: ChildPlan | None = None) -> NoReturn:
     """End the process now that its work is stopped, whatever threads a library left behind."""
     logging.shutdown()
+    if plan is not None:
+        _flush_log_queue(plan)
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(status)
@@ -517,7 +535,7 @@ def child_main(plan: ChildPlan) -> None:
         # One line: the supervisor ends its own message with it.
         first_line = next(iter(str(error).splitlines()), "")
         report(plan, FAILED, f"{type(error).__name__}: {first_line}")
-        exit_child(FAILURE_STATUS)
+        exit_child(FAILURE_STATUS, plan)
     report(plan, READY, runner.description)
     while not stop.wait(1.0):
         pass
@@ -527,7 +545,7 @@ def child_main(plan: ChildPlan) -> None:
     except Exception:
         log.exception("the %s process did not stop cleanly", plan.role)
         status = FAILURE_STATUS
-    exit_child(status)
+    exit_child(status, plan)
 
 
 # ----------------------------------------------------------------------------- supervisor side
@@ -580,9 +598,11 @@ class Supervisor:
         first_backoff: float = FIRST_BACKOFF_SECONDS,
         ready_timeout: float = READY_TIMEOUT_SECONDS,
         announce: Callable[[str], None] | None = None,
+        log_handler: logging.Handler | None = None,
     ) -> None:
         """`target` is the spawned children's entry (a top-level function); `announce` prints lines
-        such as `child sender pid 123` that tools read (default: standard output)."""
+        such as `child sender pid 123` that tools read (default: standard output); the children's
+        records also go to `log_handler` (the log file), written from this process only."""
         self._settings = settings
         self._roles = tuple(roles)
         self._listener = listener
@@ -612,6 +632,11 @@ class Supervisor:
                 self._urgent_writers = self._context.RawValue(ctypes.c_int, 0)
         # Set when a role kept failing before it was ready: the reason everything stopped.
         self.failure: str | None = None
+        self._log_queue: multiprocessing.queues.Queue[logging.LogRecord] | None = None
+        self._log_listener: logging.handlers.QueueListener | None = None
+        if log_handler is not None:
+            self._log_queue = self._context.Queue()
+            self._log_listener = logging.handlers.QueueListener(self._log_queue, log_handler)
 
     # ----- the children
 
@@ -638,6 +663,7 @@ class Supervisor:
             lan_certificate=self._lan_certificate if role == Role.HTTP else None,
             journal_wake=wake,
             urgent_writers=self._urgent_writers,
+            log_queue=self._log_queue,
         )
 
     def _spawn(self, role: str) -> None:
@@ -755,6 +781,8 @@ class Supervisor:
         CommandError: it is a setting or the environment, and starting it again would not help.
         Returns early, with what is ready so far, if a stop is asked for meanwhile.
         """
+        if self._log_listener is not None:
+            self._log_listener.start()
         for role in self._roles:
             self._spawn(role)
         try:
@@ -823,6 +851,12 @@ class Supervisor:
         for end in (self._wake_reader, self._wake_writer, self._interrupt_reader, self._interrupt_writer):
             if end is not None:
                 end.close()
+        if self._log_listener is not None and self._log_queue is not None:
+            # Every child is gone: what they queued is all there is; write it, then close the queue.
+            self._log_listener.stop()
+            self._log_listener = None
+            self._log_queue.close()
+            self._log_queue.join_thread()
         return codes
 
 

@@ -11,6 +11,7 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 
 from app.cli_errors import FAILURE_STATUS, CommandError
 from app.composition import build_parts
+from app.log_files import attach_log_file
 from backend.clock import utc_now
 from backend.database import Database, create_database
 from backend.domain.templates import TemplateError
@@ -22,14 +23,19 @@ from backend.templates import load_templates
 from ui.sign_in import FILE_NAME as SIGN_IN_FILE_NAME
 
 
-def settings_from(args: argparse.Namespace) -> Settings:
-    """Settings for this run, honouring --config; applies their log level and guards the data folder."""
+def settings_from(args: argparse.Namespace, *, log_to_file: bool = False) -> Settings:
+    """Settings for this run, honouring --config; applies their log level and guards the data folder.
+
+    With `log_to_file`, the command also writes its log to the data folder's logs/inbox.log.
+    """
     config = getattr(args, "config", None)
     settings = load_settings(Path(config) if config else None)
     logging.getLogger().setLevel(settings.log_level)
     # A folder or file left open to other users (an older version, a copy, a wide umask) is
     # restricted before anything reads or writes it.
     secure_data_dir(settings.data_dir, (SIGN_IN_FILE_NAME,))
+    if log_to_file:
+        attach_log_file(settings.data_dir)
     return settings
 
 

@@ -65,7 +65,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def run_upgrade(args: argparse.Namespace) -> int:
     """Migrate the configured database to the newest schema, backing it up first when it is older."""
-    settings = settings_from(args)
+    settings = settings_from(args, log_to_file=True)
     database = open_database(settings)
     print(f"database at {current_revision(database)}: {_safe_url(settings.database_url)}")
     database.dispose()
@@ -74,7 +74,7 @@ def run_upgrade(args: argparse.Namespace) -> int:
 
 def run_current(args: argparse.Namespace) -> int:
     """Print the schema version of the configured database."""
-    database = open_database(settings_from(args), upgrade=False)
+    database = open_database(settings_from(args, log_to_file=True), upgrade=False)
     print(current_revision(database) or "empty")
     database.dispose()
     return 0
@@ -82,7 +82,7 @@ def run_current(args: argparse.Namespace) -> int:
 
 def run_backup(args: argparse.Namespace) -> int:
     """Write one archive; its path alone on the last line."""
-    settings = settings_from(args)
+    settings = settings_from(args, log_to_file=True)
     database = open_database(settings, upgrade=False)
     try:
         if current_revision(database) is None:
@@ -115,7 +115,7 @@ def run_backup(args: argparse.Namespace) -> int:
 
 def run_restore(args: argparse.Namespace) -> int:
     """Restore an archive into the configured data folder and database."""
-    settings = settings_from(args)
+    settings = settings_from(args, log_to_file=True)
     lock = ProcessLock(settings.data_dir, "inbox db restore")
     _refuse_while_served(settings, lock)
     try:

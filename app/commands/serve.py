@@ -14,6 +14,7 @@ from types import FrameType
 from app.cli_errors import FAILURE_STATUS, CommandError
 from app.commands.common import open_database, parts_for, settings_from
 from app.http_server import bind_listener, is_loopback
+from app.log_files import attach_log_file
 from app.processes import SERVE_ROLES, Role, Supervisor, supervise
 from app.server_lock import ProcessLock, holders
 from backend.settings import Settings
@@ -38,7 +39,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def run(args: argparse.Namespace) -> int:
     """Serve until SIGINT or SIGTERM."""
-    settings = settings_from(args)
+    settings = settings_from(args, log_to_file=True)
     host = args.host or settings.host
     port = settings.port if args.port is None else args.port
     if not is_loopback(host) and not settings.allow_remote_bind:
@@ -89,7 +90,12 @@ def _serve(settings: Settings, host: str, port: int) -> int:
             advertised = service_info(settings.lan_host, settings.lan_port, certificate.fingerprint)
             kept.callback(LanAdvertisement(advertised).start().close)
         supervisor = Supervisor(
-            settings, SERVE_ROLES, listener=listener, lan_listener=lan_listener, lan_certificate=certificate
+            settings,
+            SERVE_ROLES,
+            listener=listener,
+            lan_listener=lan_listener,
+            lan_certificate=certificate,
+            log_handler=attach_log_file(settings.data_dir),
         )
         pinned = f"; desks pin the certificate {certificate.fingerprint}" if certificate else ""
         status = supervise(

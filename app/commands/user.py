@@ -74,7 +74,7 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 @contextmanager
 def _users_transaction(args: argparse.Namespace, *, write: bool = True) -> Iterator[Session]:
     """A transaction on the configured database; user errors end the command with one line."""
-    database = open_database(settings_from(args))
+    database = open_database(settings_from(args, log_to_file=True))
     try:
         with database.transaction() if write else database.reader() as session:
             yield session

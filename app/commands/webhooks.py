@@ -31,7 +31,7 @@ def parse_since(text: str) -> datetime:
 def run_replay(args: argparse.Namespace) -> int:
     """Re-run processing over stored bodies received since a time; events already applied are skipped."""
     since = parse_since(args.since)
-    settings = settings_from(args)
+    settings = settings_from(args, log_to_file=True)
     database = open_database(settings)
     try:
         parts = parts_for(settings, database)

@@ -6,6 +6,7 @@ import argparse
 import logging
 
 from app.commands.common import open_database, parts_for, settings_from
+from app.log_files import attach_log_file
 from app.processes import WORKER_ROLES, Supervisor, supervise
 from app.server_lock import ProcessLock
 
@@ -27,14 +28,14 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def run(args: argparse.Namespace) -> int:
     """Run the workers until SIGINT or SIGTERM, then stop them within a bound."""
-    settings = settings_from(args)
+    settings = settings_from(args, log_to_file=True)
     for name in ("whatsapp_token", "whatsapp_phone_number_id"):
         settings.require(name)
     with ProcessLock(settings.data_dir, "inbox worker"):
         database = open_database(settings)
         parts_for(settings, database)
         database.dispose()
-        supervisor = Supervisor(settings, WORKER_ROLES)
+        supervisor = Supervisor(settings, WORKER_ROLES, log_handler=attach_log_file(settings.data_dir))
         status = supervise(
             supervisor,
             lambda described: (

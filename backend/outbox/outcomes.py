@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -35,6 +36,8 @@ from backend.outbox.state_writes import (
     write_each,
 )
 from backend.settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -109,6 +112,14 @@ def record_outcomes(
                 delay = max(retry_delay(message.attempts, jitter()), outcome.minimum_delay_seconds)
             values["not_before"] = now + timedelta(seconds=delay)
         writes.setdefault(transition, []).append(values)
+        # One line per answer; never the payload (customers' words) nor Meta's free-form details.
+        log.info(
+            "send %s: %s (wamid %s, code %s)",
+            message.dedupe_key,
+            transition.target or row.state,
+            outcome.wamid or row.wamid,
+            outcome.code,
+        )
         if transition.target is not None:
             own.append(
                 (transition, _ref(message, row.state, outcome.wamid if transition is ACCEPTED else None))

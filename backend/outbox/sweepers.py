@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -30,6 +31,8 @@ from backend.outbox.state_writes import (
     write_each,
 )
 from backend.settings import Settings
+
+log = logging.getLogger(__name__)
 
 RULE_ACTOR = "rule"
 # Customer slots in the past carry no information; keep them a while, then drop them.
@@ -64,6 +67,8 @@ def expire_leases(session: Session, now: datetime, limit: int = 1000) -> int:
         for row in rows
     ]
     journal_transition(session, LEASE_EXPIRED, refs, now)
+    for ref in refs:
+        log.info("send %s: unknown (lease expired: its sender stopped while it was going out)", ref.key)
     return len(rows)
 
 
@@ -147,6 +152,7 @@ def resolve_unknown(
             SendDecision(message_id=row.id, decided_at=now, actor=RULE_ACTOR, action=action, reason=reason)
         )
         decisions.append(UnknownDecision(row.dedupe_key, action, reason))
+        log.info("unknown send %s: %s (%s)", row.dedupe_key, action, reason)
         changes.append(
             (
                 transition,

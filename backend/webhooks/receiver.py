@@ -8,6 +8,7 @@ deliveries. Nothing here knows a web framework; backend/web adds the routes.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -22,6 +23,8 @@ StartResponse = Callable[..., Any]
 WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 _ACCEPTED_BODY = b'{"status":"stored"}'
+
+log = logging.getLogger(__name__)
 
 
 def _error_body(code: str, message: str) -> bytes:
@@ -65,6 +68,8 @@ class WebhookReceiver:
     def refuse(reason: str) -> tuple[int, bytes]:
         """(HTTP status, JSON body) of one refusal: a key of the refusals table."""
         status, code, message = _REFUSALS[reason]
+        # Never the body or the signature: one is customers' words, the other derives from the secret.
+        log.info("webhook refused: %d %s", status, code)
         return status, _error_body(code, message)
 
 

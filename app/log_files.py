@@ -1,0 +1,54 @@
+"""The log file of an installation: `<data folder>/logs/inbox.log`, rotated by size, shared by its processes.
+
+Only one process writes the file, so rotation never races: the supervisor of `inbox serve` or
+`inbox worker` owns the handler, and its children send their records over a queue it drains.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+from pathlib import Path
+
+from backend.settings import PRIVATE_FILE_MODE, make_private_folder, tighten
+
+LOG_FOLDER = "logs"
+LOG_FILE_NAME = "inbox.log"
+MAX_BYTES = 10 * 1024 * 1024
+BACKUP_COUNT = 5
+LINE_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(processName)s]: %(message)s"
+
+
+def log_path(data_dir: Path) -> Path:
+    """Where the installation's log file lives."""
+    return data_dir / LOG_FOLDER / LOG_FILE_NAME
+
+
+class InstallationLogHandler(logging.handlers.RotatingFileHandler):
+    """The rotating file handler of one data folder (a type of its own, so it is attached once)."""
+
+    def __init__(
+        self, data_dir: Path, *, max_bytes: int = MAX_BYTES, backup_count: int = BACKUP_COUNT
+    ) -> None:
+        """Open (creating, readable by this user only) the data folder's log file."""
+        path = log_path(data_dir)
+        make_private_folder(path.parent)
+        super().__init__(path, maxBytes=max_bytes, backupCount=backup_count, encoding="utf-8", delay=False)
+        tighten(path, PRIVATE_FILE_MODE)
+        self.setFormatter(logging.Formatter(LINE_FORMAT))
+
+
+def attach_log_file(data_dir: Path) -> InstallationLogHandler:
+    """Make the root logger write to the data folder's log file too; the handler (one per process)."""
+    root = logging.getLogger()
+    path = log_path(data_dir)
+    for handler in list(root.handlers):
+        if isinstance(handler, InstallationLogHandler):
+            if Path(handler.baseFilename) == path.absolute():
+                return handler
+            # Another data folder (a second command in one process, as tests run them): the newest wins.
+            root.removeHandler(handler)
+            handler.close()
+    handler = InstallationLogHandler(data_dir)
+    root.addHandler(handler)
+    return handler
