@@ -22,7 +22,7 @@ from backend.database.models import BackupRecord, OutboxMessage, ReleaseRecord
 from backend.operations.archive import read_manifest
 from backend.operations.upgrade import head_revision
 from bench.chaos import enqueue_backlog
-from bench.harness import ROOT, Rig
+from bench.harness import APP_SECRET, GRAPH_TOKEN, ROOT, VERIFY_TOKEN, Rig
 from tests.conftest import DatabaseMaker
 
 # The schema revision release 0.1.0 shipped with (its newest migration).
@@ -76,6 +76,12 @@ def test_backup_while_serving_under_sends_and_restore_refused_naming_the_server(
 
     serve.terminate()
     serve.process.wait(15)
+    # The children's lines reached the one log file through the supervisor; no secret is in it.
+    logged = (rig.data_dir / "logs" / "inbox.log").read_text()
+    assert "[sender]: send busy-" in logged
+    assert "[MainProcess]: stopped" in logged
+    for secret in (GRAPH_TOKEN, APP_SECRET, VERIFY_TOKEN):
+        assert secret not in logged
     restored = inbox(rig.environment(), "db", "restore", str(archive))
     assert restored.returncode == 0, restored.stderr
     assert "the previous data is kept in" in restored.stdout
