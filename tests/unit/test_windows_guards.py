@@ -60,6 +60,10 @@ def _exits(body: list[ast.stmt]) -> bool:
     return bool(body) and isinstance(body[-1], ast.Return | ast.Raise)
 
 
+def _is_early_exit(statement: ast.stmt, source: str) -> bool:
+    return isinstance(statement, ast.If) and _is_guard_test(statement, source) and _exits(statement.body)
+
+
 def _guarded(node: ast.AST, parents: dict[ast.AST, ast.AST], source: str) -> bool:
     child = node
     parent = parents.get(child)
@@ -92,9 +96,12 @@ def unguarded_calls(source: str, name: str) -> list[str]:
     found = []
     for node in ast.walk(tree):
         what = None
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            if (node.value.id, node.attr) in POSIX_ATTRIBUTES:
-                what = f"{node.value.id}.{node.attr}"
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and (node.value.id, node.attr) in POSIX_ATTRIBUTES
+        ):
+            what = f"{node.value.id}.{node.attr}"
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
