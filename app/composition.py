@@ -15,6 +15,7 @@ from backend.inbox.conversation_timers import ConversationTimers
 from backend.inbox.retention import RetentionSweeper
 from backend.inbox.windows import WindowTimers
 from backend.journal import JournalSequencer, JournalSignal, LocalJournalSignal, watch_journal_commits
+from backend.operations.daily import DailyBackup
 from backend.outbox.auto_reply import AutoReply
 from backend.outbox.database_clock import DatabaseClock
 from backend.outbox.sender import OutboxSender
@@ -92,6 +93,8 @@ def build_workers(
     workers.append(RetentionSweeper(parts))
     # Outgoing webhooks: journal events to the shop's endpoints (webhook_client None = real network).
     workers.append(WebhookDispatcher(parts, client=webhook_client))
+    # Operations: the daily backup into the data folder's backups/.
+    workers.append(DailyBackup(parts))
     # Journal: on PostgreSQL, committed entries are numbered after commit (SQLite numbers them at once).
     if not parts.database.is_sqlite:
         workers.append(JournalSequencer(parts.database))

@@ -82,6 +82,7 @@ class Settings:
     business_hours: str = "09:00-17:00"
     business_timezone: str = "UTC"
     log_level: str = "INFO"
+    backup_keep: int = 7
 
     def rule_for(self, purpose: str) -> PurposeRule:
         """The rule for a purpose, or the default rule when it has none of its own."""
@@ -135,6 +136,7 @@ ENVIRONMENT_NAMES: dict[str, str] = {
     "business_hours": "INBOX_BUSINESS_HOURS",
     "business_timezone": "INBOX_BUSINESS_TIMEZONE",
     "log_level": "INBOX_LOG_LEVEL",
+    "backup_keep": "INBOX_BACKUP_KEEP",
 }
 
 _TRUE_WORDS = {"1", "true", "yes", "on"}
@@ -250,6 +252,7 @@ _PARSERS: dict[str, Callable[[str, object], Any]] = {
     "quiet_hours": _parse_hours,
     "business_hours": _parse_required_hours,
     "log_level": _parse_log_level,
+    "backup_keep": _parse_int,
     "whatsapp_token": _parse_optional_text,
     "whatsapp_phone_number_id": _parse_optional_text,
     "whatsapp_app_secret": _parse_optional_text,
@@ -350,6 +353,8 @@ def _check(settings: Settings) -> None:
             "INBOX_SEND_LEASE_SECONDS must be longer than INBOX_READ_TIMEOUT_SECONDS, "
             "or a slow answer would look like a crashed worker"
         )
+    if settings.backup_keep < 0:
+        raise SettingsError("INBOX_BACKUP_KEEP must be 0 (no daily backups) or more")
     if not 0 < settings.port < 65536:
         raise SettingsError("INBOX_PORT must be between 1 and 65535")
     if not 0 < settings.lan_port < 65536:

@@ -278,6 +278,17 @@ def last_backup(session: Session) -> BackupRecord | None:
     return session.scalars(select(BackupRecord).order_by(desc(BackupRecord.taken_at)).limit(1)).first()
 
 
+def free_disk_bytes(folder: Path) -> int | None:
+    """Free space on the disk holding `folder` (or its nearest existing parent), None if unknowable."""
+    probe = folder
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    try:
+        return shutil.disk_usage(probe).free
+    except OSError:
+        return None
+
+
 def prune_backups(folder: Path, reason: str, keep: int) -> list[Path]:
     """Delete all but the newest `keep` archives of one reason in `folder`; the paths deleted."""
     prefix = f"inbox-{reason.replace('_', '-')}-"

@@ -15,7 +15,8 @@ from backend.dispatch.subscriptions import dispatch_measures
 from backend.domain import states
 from backend.domain.statistics import percentile
 from backend.inbox.inbound import WORK_QUEUE
-from backend.web.common import now, require_token, templates
+from backend.operations.archive import free_disk_bytes, last_backup
+from backend.web.common import iso, now, require_token, templates
 from backend.web.context import web_context
 
 SENDING_TOO_LONG = timedelta(minutes=1)
@@ -100,6 +101,13 @@ def prometheus_text(measures: dict[str, Any]) -> str:
     for label, key in (("0.5", "p50"), ("0.95", "p95")):
         value = measures["sent_to_delivered_seconds"][key]
         lines.append(f'sent_to_delivered_seconds{{quantile="{label}"}} {"NaN" if value is None else value}')
+    free = measures.get("data_folder_free_bytes")
+    if free is not None:
+        lines += [
+            "# HELP data_folder_free_bytes Free disk space where the data folder is.",
+            "# TYPE data_folder_free_bytes gauge",
+            f"data_folder_free_bytes {free}",
+        ]
     lines += ["# HELP queue_depth Outbox messages by state.", "# TYPE queue_depth gauge"]
     for state, count in measures["queue_depth"].items():
         lines.append(f'queue_depth{{state="{state}"}} {count}')
@@ -107,8 +115,14 @@ def prometheus_text(measures: dict[str, Any]) -> str:
 
 
 def _measures() -> dict[str, Any]:
-    with web_context().database.reader() as session:
-        return collect(session, now())
+    context = web_context()
+    with context.database.reader() as session:
+        measures = collect(session, now())
+        newest = last_backup(session)
+    # What an office without IT staff must notice before it is too late: no recent backup, a full disk.
+    measures["last_backup_at"] = iso(newest.taken_at) if newest is not None else None
+    measures["data_folder_free_bytes"] = free_disk_bytes(context.settings.data_dir)
+    return measures
 
 
 @blueprint.get("/metrics")

@@ -448,6 +448,14 @@ def _schemas() -> dict[str, Schema]:
                 "webhook_subscriptions_disabled": _INTEGER,
                 "outgoing_deliveries_pending": _INTEGER,
                 "outgoing_deliveries_failed": _INTEGER,
+                "last_backup_at": {
+                    **_nullable({"type": "string", "format": "date-time"}),
+                    "description": "When the newest backup archive of this database was taken (null: never).",
+                },
+                "data_folder_free_bytes": {
+                    **_nullable(_INTEGER),
+                    "description": "Free disk space where the server's data folder is (null: unknown).",
+                },
             },
             [
                 "sending_over_1m",
@@ -462,6 +470,8 @@ def _schemas() -> dict[str, Schema]:
                 "webhook_subscriptions_disabled",
                 "outgoing_deliveries_pending",
                 "outgoing_deliveries_failed",
+                "last_backup_at",
+                "data_folder_free_bytes",
             ],
         ),
         **_report_and_webhook_schemas(),

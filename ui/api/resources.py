@@ -681,6 +681,9 @@ class Metrics:
     # Outgoing webhooks: subscriptions disabled after 3 days of failures, deliveries still waiting.
     webhook_subscriptions_disabled: int = 0
     outgoing_deliveries_pending: int = 0
+    # When the newest backup was taken (None: never) and the free disk where the data folder is.
+    last_backup_at: datetime | None = None
+    data_folder_free_bytes: int | None = None
 
     @classmethod
     def from_json(cls, body: object) -> Metrics:
@@ -698,6 +701,8 @@ class Metrics:
             queue_depth=fields.counts("queue_depth"),
             webhook_subscriptions_disabled=fields.integer("webhook_subscriptions_disabled"),
             outgoing_deliveries_pending=fields.integer("outgoing_deliveries_pending"),
+            last_backup_at=fields.optional_time("last_backup_at"),
+            data_folder_free_bytes=fields.optional_integer("data_folder_free_bytes"),
         )
 
 

@@ -25,7 +25,33 @@ MEASURES = (
     ("unattributed_inbound", "Unattributed replies", "replies waiting in the work queue"),
     ("gap", "Sent → delivered (last hour)", "median and 95th percentile"),
     ("webhooks", "Outgoing webhooks", "subscriptions off after 3 days of failures / deliveries waiting"),
+    ("last_backup", "Last backup", "red when older than two days: run inbox db backup"),
+    ("free_disk", "Free disk (data folder)", "red under 1 GB"),
 )
+# Past these the tile turns red: an office must see it before the backup or the disk is needed.
+BACKUP_TOO_OLD = timedelta(days=2)
+LOW_DISK_BYTES = 1_000_000_000
+
+
+def backup_age_text(last_backup_at: datetime | None, now: datetime) -> str:
+    """How long ago the newest backup was taken, in words."""
+    if last_backup_at is None:
+        return "never"
+    seconds = max(0, int((now - last_backup_at).total_seconds()))
+    if seconds < 3600:
+        return f"{seconds // 60} min ago"
+    if seconds < 2 * 86400:
+        return f"{seconds // 3600} h ago"
+    return f"{seconds // 86400} days ago"
+
+
+def disk_text(free_bytes: int | None) -> str:
+    """Free bytes as a person reads them."""
+    if free_bytes is None:
+        return "—"
+    if free_bytes >= 1_000_000_000:
+        return f"{free_bytes / 1_000_000_000:.1f} GB"
+    return f"{free_bytes / 1_000_000:.0f} MB"
 
 
 def _tile(title: str, hint: str) -> tuple[QFrame, QLabel]:
@@ -189,6 +215,16 @@ class HealthView(QWidget):
         disabled = metrics.webhook_subscriptions_disabled
         self.values["webhooks"].setText(f"{disabled} off / {metrics.outgoing_deliveries_pending}")
         self.values["webhooks"].setProperty("alert", disabled > 0)
+        moment = datetime.now(UTC)
+        self.values["last_backup"].setText(backup_age_text(metrics.last_backup_at, moment))
+        self.values["last_backup"].setProperty(
+            "alert", metrics.last_backup_at is None or moment - metrics.last_backup_at > BACKUP_TOO_OLD
+        )
+        self.values["free_disk"].setText(disk_text(metrics.data_folder_free_bytes))
+        self.values["free_disk"].setProperty(
+            "alert",
+            metrics.data_folder_free_bytes is not None and metrics.data_folder_free_bytes < LOW_DISK_BYTES,
+        )
         for state, label in self.depth_labels.items():
             label.setText(str(metrics.queue_depth.get(state, 0)))
         for label in self.values.values():

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import insert
 
 from backend import counters
-from backend.database.models import JournalEntry, OutboxMessage, PendingJournalEntry
+from backend.database.models import BackupRecord, JournalEntry, OutboxMessage, PendingJournalEntry
 from tests.integration.web.conftest import Api, add_inbound
 
 TEXT = {"to": "+16505551234", "purpose": "support", "text": "hello"}
@@ -145,13 +145,33 @@ def test_metrics_report_the_five_measures_and_the_queue(api: Api) -> None:
         "webhook_subscriptions_disabled": 0,
         "outgoing_deliveries_pending": 0,
         "outgoing_deliveries_failed": 0,
+        "last_backup_at": None,
+        "data_folder_free_bytes": measures["data_folder_free_bytes"],
     }
+    assert measures["data_folder_free_bytes"] > 0
     assert set(measures["queue_depth"]) >= {"queued", "unknown", "held", "failed"}
     text = api.client().get("/metrics").get_data(as_text=True)
     assert "\nduplicate_webhooks 3\n" in text
     assert 'sent_to_delivered_seconds{quantile="0.95"} 4.0' in text
     assert 'queue_depth{state="sending"} 2' in text
     assert "# TYPE dedupe_rejections counter" in text
+
+
+def test_metrics_name_the_newest_backup(api: Api) -> None:
+    with api.database.transaction() as session:
+        for hours, reason in ((30, "daily"), (2, "manual"), (50, "pre_upgrade")):
+            session.add(
+                BackupRecord(
+                    taken_at=api.clock.now - timedelta(hours=hours),
+                    reason=reason,
+                    archive=f"/backups/{reason}.tar.gz",
+                    size_bytes=10,
+                )
+            )
+    measures = api.client().get("/v1/metrics", headers=api.headers()).get_json()
+    newest = api.clock.now - timedelta(hours=2)
+    assert measures["last_backup_at"] == newest.isoformat().replace("+00:00", "Z")
+    assert "\ndata_folder_free_bytes " in api.client().get("/metrics").get_data(as_text=True)
 
 
 def test_templates_are_listed_from_the_templates_file(api: Api) -> None:
