@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest bench clean
+.PHONY: demo test lint typecheck pytest bench dist clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,5 +27,9 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/pytest
 
+# The wheel and sdist an office installs (README: Installing it on an office machine).
+dist: $(STAMP)
+	$(BIN)/python -m build --outdir dist .
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist build

@@ -25,7 +25,7 @@ MEASURES = (
     ("unattributed_inbound", "Unattributed replies", "replies waiting in the work queue"),
     ("gap", "Sent → delivered (last hour)", "median and 95th percentile"),
     ("webhooks", "Outgoing webhooks", "subscriptions off after 3 days of failures / deliveries waiting"),
-    ("last_backup", "Last backup", "red when older than two days: run inbox db backup"),
+    ("last_backup", "Last backup", "red after two days without one (inbox db backup)"),
     ("free_disk", "Free disk (data folder)", "red under 1 GB"),
 )
 # Past these the tile turns red: an office must see it before the backup or the disk is needed.
