@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
+import os
 from pathlib import Path
 
 from backend.settings import PRIVATE_FILE_MODE, make_private_folder, tighten
@@ -32,10 +33,24 @@ class InstallationLogHandler(logging.handlers.RotatingFileHandler):
     ) -> None:
         """Open (creating, readable by this user only) the data folder's log file."""
         path = log_path(data_dir)
+        make_private_folder(data_dir)
         make_private_folder(path.parent)
+        _create_private(path)
         super().__init__(path, maxBytes=max_bytes, backupCount=backup_count, encoding="utf-8", delay=False)
-        tighten(path, PRIVATE_FILE_MODE)
         self.setFormatter(logging.Formatter(LINE_FORMAT))
+
+    def _open(self):  # type: ignore[no-untyped-def]
+        """Open the file; one created by a rotation is made private before anything is written to it."""
+        _create_private(Path(self.baseFilename))
+        return super()._open()
+
+
+def _create_private(path: Path) -> None:
+    """Create the file readable by its owner only if it is missing; restrict it if it is too open."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, PRIVATE_FILE_MODE))
+    except FileExistsError:
+        tighten(path, PRIVATE_FILE_MODE)
 
 
 def attach_log_file(data_dir: Path) -> InstallationLogHandler:

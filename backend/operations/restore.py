@@ -120,7 +120,13 @@ def restore_archive(
     try:
         manifest = verify_archive(settings, archive_path, staging)
         kept = _keep_current(settings, moment, config_file)
-        _put_in_place(settings, staging, config_file)
+        try:
+            _put_in_place(settings, staging, config_file)
+        except (OperationsError, OSError) as error:
+            raise OperationsError(
+                f"the restore failed while putting the archive's data in place ({error}); "
+                f"the previous data is in {kept}"
+            ) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     database = create_database(settings.database_url, sqlite_synchronous=settings.sqlite_synchronous)

@@ -81,6 +81,7 @@ def test_serving_without_http_builds_the_workers_alone(database: Database, setti
         "conversation-timers",
         "retention-sweeper",
         "webhook-dispatcher",
+        "daily-backup",
         # PostgreSQL numbers journal entries after commit; SQLite's single writer numbers them at once.
         *([] if database.is_sqlite else ["journal-sequencer"]),
     ]
