@@ -9,6 +9,8 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import os
+import socket
+from io import TextIOWrapper
 from pathlib import Path
 
 from backend.settings import PRIVATE_FILE_MODE, make_private_folder, tighten
@@ -39,10 +41,62 @@ class InstallationLogHandler(logging.handlers.RotatingFileHandler):
         super().__init__(path, maxBytes=max_bytes, backupCount=backup_count, encoding="utf-8", delay=False)
         self.setFormatter(logging.Formatter(LINE_FORMAT))
 
-    def _open(self):  # type: ignore[no-untyped-def]
+    def write_line(self, line: str) -> None:
+        """Write a line another process formatted already, rotating first if it would overflow."""
+        record = logging.makeLogRecord({"msg": line})
+        self.acquire()
+        try:
+            if self.stream is None:
+                self.stream = self._open()
+            if self.maxBytes > 0 and self.stream.tell() + len(line) + 1 >= self.maxBytes:
+                self.doRollover()
+            self.stream.write(line + "\n")
+            self.flush()
+        except Exception:
+            self.handleError(record)
+        finally:
+            self.release()
+
+    def _open(self) -> TextIOWrapper:
         """Open the file; one created by a rotation is made private before anything is written to it."""
         _create_private(Path(self.baseFilename))
         return super()._open()
+
+
+class LineSender(logging.Handler):
+    """In a child process: each record as one formatted line to the supervisor, never waiting for it.
+
+    A full socket (the supervisor busy or gone) keeps the unsent rest for the next record, up to
+    MAX_PENDING_BYTES; beyond that the lines are dropped rather than slowing the child's work.
+    """
+
+    MAX_PENDING_BYTES = 1 << 20
+
+    def __init__(self, destination: socket.socket) -> None:
+        """Send to `destination`, the child's end of its own socket pair."""
+        super().__init__()
+        destination.setblocking(False)
+        self._destination = destination
+        self._pending = b""
+        self.setFormatter(logging.Formatter(LINE_FORMAT))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Send the record's line (called under the handler's lock)."""
+        try:
+            data = self._pending + (self.format(record) + "\n").encode("utf-8", "replace")
+        except Exception:
+            self.handleError(record)
+            return
+        try:
+            sent = self._destination.send(data)
+        except (BlockingIOError, InterruptedError):
+            sent = 0
+        except OSError:
+            self._pending = b""
+            return
+        self._pending = data[sent:]
+        if len(self._pending) > self.MAX_PENDING_BYTES:
+            self._pending = b""
 
 
 def _create_private(path: Path) -> None:

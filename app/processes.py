@@ -12,9 +12,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import logging
-import logging.handlers
 import multiprocessing
-import multiprocessing.queues
 import os
 import signal
 import socket
@@ -24,7 +22,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
@@ -111,8 +109,9 @@ class ChildPlan:
     journal_wake: socket.socket | None = None
     # SQLite only: how many writers of the HTTP child wait for the write lock right now.
     urgent_writers: ctypes.c_int | None = None
-    # Log records for the supervisor, the one writer of the installation's log file.
-    log_queue: multiprocessing.queues.Queue[logging.LogRecord] | None = None
+    # Formatted log lines for the supervisor, the one writer of the installation's log file; a socket
+    # of this child's own, so a child killed mid-line holds nothing the others need.
+    log_lines: socket.socket | None = None
 
 
 # ----------------------------------------------------------------------------- child side
@@ -456,18 +455,10 @@ def configure_child_logging(plan: ChildPlan) -> None:
     )
     logging.getLogger().setLevel(plan.settings.log_level)
     logging.getLogger("alembic").setLevel(logging.WARNING)
-    if plan.log_queue is not None:
-        logging.getLogger().addHandler(logging.handlers.QueueHandler(plan.log_queue))
+    if plan.log_lines is not None:
+        from app.log_files import LineSender
 
-
-def _flush_log_queue(plan: ChildPlan) -> None:
-    """Hand the last records to the supervisor before the process ends (briefly: it may be gone)."""
-    if plan.log_queue is None:
-        return
-    plan.log_queue.close()
-    flushing = threading.Thread(target=plan.log_queue.join_thread, daemon=True)
-    flushing.start()
-    flushing.join(1.0)
+        logging.getLogger().addHandler(LineSender(plan.log_lines))
 
 
 def watch_supervisor(
@@ -508,11 +499,9 @@ def report(plan: ChildPlan, kind: str, text: str) -> None:
         log.debug("the supervisor did not hear %s", kind)
 
 
-def exit_child(status: int, plan: ChildPlan | None = None) -> NoReturn:
+def exit_child(status: int) -> NoReturn:
     """End the process now that its work is stopped, whatever threads a library left behind."""
     logging.shutdown()
-    if plan is not None:
-        _flush_log_queue(plan)
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(status)
@@ -535,7 +524,7 @@ def child_main(plan: ChildPlan) -> None:
         # One line: the supervisor ends its own message with it.
         first_line = next(iter(str(error).splitlines()), "")
         report(plan, FAILED, f"{type(error).__name__}: {first_line}")
-        exit_child(FAILURE_STATUS, plan)
+        exit_child(FAILURE_STATUS)
     report(plan, READY, runner.description)
     while not stop.wait(1.0):
         pass
@@ -545,7 +534,7 @@ def child_main(plan: ChildPlan) -> None:
     except Exception:
         log.exception("the %s process did not stop cleanly", plan.role)
         status = FAILURE_STATUS
-    exit_child(status, plan)
+    exit_child(status)
 
 
 # ----------------------------------------------------------------------------- supervisor side
@@ -632,11 +621,8 @@ class Supervisor:
                 self._urgent_writers = self._context.RawValue(ctypes.c_int, 0)
         # Set when a role kept failing before it was ready: the reason everything stopped.
         self.failure: str | None = None
-        self._log_queue: multiprocessing.queues.Queue[logging.LogRecord] | None = None
-        self._log_listener: logging.handlers.QueueListener | None = None
-        if log_handler is not None:
-            self._log_queue = self._context.Queue()
-            self._log_listener = logging.handlers.QueueListener(self._log_queue, log_handler)
+        self._log_handler = log_handler
+        self._log_readers: list[threading.Thread] = []
 
     # ----- the children
 
@@ -663,17 +649,26 @@ class Supervisor:
             lan_certificate=self._lan_certificate if role == Role.HTTP else None,
             journal_wake=wake,
             urgent_writers=self._urgent_writers,
-            log_queue=self._log_queue,
         )
 
     def _spawn(self, role: str) -> None:
         own_end, child_end = self._context.Pipe()
-        process = self._context.Process(
-            target=self._target, args=(self._plan(role, child_end),), name=role, daemon=True
-        )
+        plan = self._plan(role, child_end)
+        lines_end: socket.socket | None = None
+        if self._log_handler is not None:
+            lines_end, child_lines = socket.socketpair()
+            plan = replace(plan, log_lines=child_lines)
+        process = self._context.Process(target=self._target, args=(plan,), name=role, daemon=True)
         process.start()
         # The child holds its end now; keeping ours would hide the child's death from recv.
         child_end.close()
+        if lines_end is not None and plan.log_lines is not None:
+            plan.log_lines.close()
+            reader = threading.Thread(
+                target=_write_lines, args=(lines_end, self._log_handler), name=f"log-{role}", daemon=True
+            )
+            reader.start()
+            self._log_readers = [thread for thread in self._log_readers if thread.is_alive()] + [reader]
         self._children[role] = _Child(role, process, own_end, time.monotonic())
         self._announce(f"child {role} pid {process.pid}")
 
@@ -781,8 +776,6 @@ class Supervisor:
         CommandError: it is a setting or the environment, and starting it again would not help.
         Returns early, with what is ready so far, if a stop is asked for meanwhile.
         """
-        if self._log_listener is not None:
-            self._log_listener.start()
         for role in self._roles:
             self._spawn(role)
         try:
@@ -851,13 +844,30 @@ class Supervisor:
         for end in (self._wake_reader, self._wake_writer, self._interrupt_reader, self._interrupt_writer):
             if end is not None:
                 end.close()
-        if self._log_listener is not None and self._log_queue is not None:
-            # Every child is gone: what they queued is all there is; write it, then close the queue.
-            self._log_listener.stop()
-            self._log_listener = None
-            self._log_queue.close()
-            self._log_queue.join_thread()
+        # Every child is gone: its reader ends once it has written what the child sent.
+        for reader in self._log_readers:
+            reader.join(1.0)
         return codes
+
+
+def _write_lines(source: socket.socket, handler: logging.Handler | None) -> None:
+    """Write the lines one child sends into the log file, until the child's end closes."""
+    from app.log_files import InstallationLogHandler
+
+    pending = b""
+    with source:
+        while True:
+            try:
+                chunk = source.recv(65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            if isinstance(handler, InstallationLogHandler):
+                for line in lines:
+                    handler.write_line(line.decode("utf-8", "replace"))
 
 
 def supervise(supervisor: Supervisor, announce_ready: Callable[[dict[str, str]], str]) -> int:
