@@ -1,7 +1,7 @@
 """The log file of an installation: `<data folder>/logs/inbox.log`, rotated by size, shared by its processes.
 
 Only one process writes the file, so rotation never races: the supervisor of `inbox serve` or
-`inbox worker` owns the handler, and its children send their records over a queue it drains.
+`inbox worker` owns the handler, and each child sends its lines over a socket of its own (no shared lock).
 """
 
 from __future__ import annotations
