@@ -55,6 +55,9 @@ def test_the_wire_format_carries_the_backup_and_the_disk() -> None:
         "webhook_parse_failures": 0,
         "sent_to_delivered_seconds": {"p50": None, "p95": None},
         "queue_depth": {},
+        "webhook_subscriptions_disabled": 0,
+        "outgoing_deliveries_pending": 0,
+        "outgoing_deliveries_failed": 0,
         "last_backup_at": "2026-12-01T09:00:00Z",
         "data_folder_free_bytes": 123,
     }
