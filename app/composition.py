@@ -16,6 +16,7 @@ from backend.inbox.retention import RetentionSweeper
 from backend.inbox.windows import WindowTimers
 from backend.journal import JournalSequencer, JournalSignal, LocalJournalSignal, watch_journal_commits
 from backend.operations.daily import DailyBackup
+from backend.media.fetcher import MediaFetcher
 from backend.outbox.auto_reply import AutoReply
 from backend.outbox.database_clock import DatabaseClock
 from backend.outbox.sender import OutboxSender
@@ -95,6 +96,10 @@ def build_workers(
     workers.append(WebhookDispatcher(parts, client=webhook_client))
     # Operations: the daily backup into the data folder's backups/.
     workers.append(DailyBackup(parts))
+    # Media: customers' files fetched from Meta after their webhook was processed (graph_transport is
+    # the sender's asynchronous seam; the fetcher takes only a synchronous one).
+    media_transport = graph_transport if isinstance(graph_transport, httpx.BaseTransport) else None
+    workers.append(MediaFetcher(parts, transport=media_transport))
     # Journal: on PostgreSQL, committed entries are numbered after commit (SQLite numbers them at once).
     if not parts.database.is_sqlite:
         workers.append(JournalSequencer(parts.database))

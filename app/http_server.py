@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import ipaddress
 import logging
 import socket
@@ -10,9 +11,11 @@ import time
 from typing import Any
 
 from waitress import wasyncore
+from waitress.channel import HTTPChannel
+from waitress.parser import HTTPRequestParser
 from waitress.server import create_server
 
-from backend.web.factory import MAX_WEBHOOK_BYTES, InboxApp
+from backend.web.factory import MAX_UPLOAD_BODY_BYTES, MAX_WEBHOOK_BYTES, UPLOAD_PATH, InboxApp
 from backend.web.long_polls import LONG_POLL_SLOTS
 
 log = logging.getLogger(__name__)
@@ -25,6 +28,27 @@ RESERVE_THREADS = 16
 # Listen backlog large enough for bursts of concurrent webhooks, and for the connections that
 # arrive while the HTTP process of `inbox serve` restarts on a socket its supervisor keeps open.
 LISTEN_BACKLOG = 1024
+
+
+class _UploadAwareParser(HTTPRequestParser):  # type: ignore[misc]
+    """Waitress's parser, allowing the media upload route a body as large as the largest file Meta takes.
+
+    Every other route keeps the webhook's 3 MB, refused from the head (or, chunked, near the limit).
+    """
+
+    def parse_header(self, header_plus: bytes) -> None:
+        """Parse the head, then widen the body limit for a media upload alone."""
+        super().parse_header(header_plus)
+        if self.command == "POST" and self.path == UPLOAD_PATH:
+            adjustments: Any = copy.copy(self.adj)  # type: ignore[has-type]
+            adjustments.max_request_body_size = MAX_UPLOAD_BODY_BYTES
+            self.adj = adjustments
+
+
+class _UploadAwareChannel(HTTPChannel):  # type: ignore[misc]
+    """A channel whose requests are parsed by _UploadAwareParser."""
+
+    parser_class = _UploadAwareParser
 
 
 def bind_listener(host: str, port: int) -> socket.socket:
@@ -83,6 +107,8 @@ class HttpServer:
             # waitress's default of 1 GB before the app can check its own limits.
             max_request_body_size=MAX_WEBHOOK_BYTES,
         )
+        for server in getattr(self._server, "effective_listen", [self._server]):
+            server.channel_class = _UploadAwareChannel
         self.host = host if listener is None else str(listener.getsockname()[0])
         self.port: int = self._server.effective_port
         self._listener_closed = threading.Event()

@@ -468,3 +468,39 @@ class BackupRecord(Base):
     reason: Mapped[str] = mapped_column(String(20))
     archive: Mapped[str] = mapped_column(Text)
     size_bytes: Mapped[int] = mapped_column(BigInteger)
+
+
+class MediaFile(Base):
+    """A photo, voice note, video, document or sticker: a customer's (fetched from Meta) or one we upload.
+
+    `media_id` is the public id: Meta's media id for a customer's file, our own for an upload. The bytes
+    live in the data folder's media store under `content_hash`, so a file sent twice is kept once.
+    """
+
+    __tablename__ = "media"
+    __table_args__ = (Index("ix_media_due", "state", "next_attempt_at"),)
+
+    id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
+    media_id: Mapped[str] = mapped_column(String(255), unique=True)
+    # inbound (a customer sent it) | outbound (uploaded through POST /v1/media)
+    direction: Mapped[str] = mapped_column(String(10))
+    mime_type: Mapped[str | None] = mapped_column(String(100))
+    # Meta's sha256 of a customer's file (base64), checked against what is downloaded.
+    sha256: Mapped[str | None] = mapped_column(String(100))
+    # Lower-case hex SHA-256 of the stored bytes: their name in the media store.
+    content_hash: Mapped[str | None] = mapped_column(String(64), index=True)
+    filename: Mapped[str | None] = mapped_column(String(255))
+    size: Mapped[int | None] = mapped_column(BigInteger)
+    # pending (not downloaded yet) | stored | failed (after the last try; `error` says why)
+    state: Mapped[str] = mapped_column(String(20))
+    error: Mapped[str | None] = mapped_column(Text)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime | None]
+    # A fetcher holds a pending row until then; another may take it after (a crashed fetcher).
+    lease_expires_at: Mapped[datetime | None]
+    # Meta's id of an uploaded file and when it was uploaded: reused for sends while it is valid.
+    graph_media_id: Mapped[str | None] = mapped_column(String(255))
+    graph_uploaded_at: Mapped[datetime | None]
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[datetime] = mapped_column(index=True)
+    stored_at: Mapped[datetime | None]

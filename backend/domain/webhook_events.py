@@ -19,6 +19,8 @@ MAX_TYPE = 40
 MAX_CHOICE = 256
 MAX_EMOJI = 32
 MAX_MIME_TYPE = 100
+MAX_SHA256 = 100
+MAX_FILENAME = 255
 MAX_STATUS = 20
 MAX_RECIPIENT = 64
 MAX_CALLBACK_DATA = 512
@@ -59,6 +61,9 @@ class InboundMessageEvent:
     caption: str | None
     errors: list[Any] | None
     raw: dict[str, Any]
+    # Meta's base64 SHA-256 of the media and a document's file name, checked and kept by the fetcher.
+    media_sha256: str | None = None
+    media_filename: str | None = None
 
     @property
     def opens_window(self) -> bool:
@@ -235,7 +240,7 @@ def _parse_message(
     text: str | None = None
     choice_kind = choice_id = choice_title = None
     reaction_target = reaction_emoji = None
-    media_id = media_mime_type = caption = None
+    media_id = media_mime_type = caption = media_sha256 = media_filename = None
 
     if message_type == "text":
         text = _text(content.get("body"))
@@ -254,7 +259,9 @@ def _parse_message(
         media_id = _text(content.get("id"), MAX_WAMID)
         media_mime_type = _text(content.get("mime_type"), MAX_MIME_TYPE)
         caption = _text(content.get("caption"))
-        text = caption or _text(content.get("filename"))
+        media_sha256 = _text(content.get("sha256"), MAX_SHA256)
+        media_filename = _text(content.get("filename"), MAX_FILENAME)
+        text = caption or media_filename
     else:
         text = _preview(message_type, message, content)
 
@@ -279,6 +286,8 @@ def _parse_message(
         caption=caption,
         errors=errors or None,
         raw=message,
+        media_sha256=media_sha256,
+        media_filename=media_filename,
     )
 
 

@@ -19,6 +19,7 @@ from backend.domain.webhook_events import InboundMessageEvent
 from backend.domain.windows import opens_a_window, window_closes_at
 from backend.inbox.contacts import contact_for_sender, conversation_for
 from backend.inbox.lifecycle import reopen_for_inbound
+from backend.media.records import add_inbound_media
 from backend.parts import WindowOpenedHook
 
 log = logging.getLogger(__name__)
@@ -166,6 +167,8 @@ def store_inbound(
 
     # A message kept longer than its event key is already stored: the insert skips it, nothing changes.
     inserted = _insert_new(session, rows)
+    # Each new file waits, pending, for the media fetcher; fetching it is never part of this transaction.
+    add_inbound_media(session, [event for event in events if event.wamid in inserted], now)
     # Placed after the insert so that a customer's earlier message in this same batch counts as their
     # previous one, whatever order the batch holds them in.
     work_items = _place_in_work_queue(

@@ -7,20 +7,21 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from backend.database.models import Contact, ConversationNote, InboundMessage, OutboxMessage, User
+from backend.database.models import Contact, ConversationNote, InboundMessage, MediaFile, OutboxMessage, User
 from backend.domain.messages import preview_text
 from backend.domain.templates import TemplateCatalog
 from backend.inbox.inbound import WORK_QUEUE, business_candidates, went_out_at
 from backend.inbox.notes import note_resource
 from backend.inbox.queries import Page, iso, message_resource
+from backend.media.records import media_by_ids, media_resource
 
 # Thread items of one moment keep this order: what we sent, what the customer sent, then notes.
 _OUTBOUND, _INBOUND, _NOTE = 0, 1, 2
 
 
-def inbound_resource(row: InboundMessage) -> dict[str, Any]:
-    """The public form of an inbound message."""
-    return {
+def inbound_resource(row: InboundMessage, media: dict[str, MediaFile] | None = None) -> dict[str, Any]:
+    """The public form of an inbound message; a photo, voice note or file has `media` (rows in `media`)."""
+    resource: dict[str, Any] = {
         "direction": "inbound",
         "wamid": row.wamid,
         "type": row.type,
@@ -33,6 +34,15 @@ def inbound_resource(row: InboundMessage) -> dict[str, Any]:
         "reaction": row.reaction_emoji,
         "received_at": iso(row.received_at),
     }
+    if row.media_id:
+        found = (media or {}).get(row.media_id)
+        resource["media"] = media_resource(found, row.media_id, row.media_mime_type, row.caption)
+    return resource
+
+
+def media_for(session: Session, rows: list[InboundMessage]) -> dict[str, MediaFile]:
+    """The media rows of these messages, by media id."""
+    return media_by_ids(session, [row.media_id for row in rows if row.media_id])
 
 
 def _outbound_item(
@@ -108,15 +118,18 @@ def thread(
             .where(InboundMessage.reply_to_message_id.in_(outbound_ids))
             .order_by(InboundMessage.received_at, InboundMessage.id)
         )
-        for reply in reply_rows:
+        reply_list = list(reply_rows)
+        reply_media = media_for(session, reply_list)
+        for reply in reply_list:
             assert reply.reply_to_message_id is not None
-            replies[reply.reply_to_message_id].append(inbound_resource(reply))
+            replies[reply.reply_to_message_id].append(inbound_resource(reply, reply_media))
+    inbound_media = media_for(session, list(inbound.values()))
     items = []
     for _, kind, row_id in window:
         if kind == _OUTBOUND:
             items.append(_outbound_item(outbound[row_id], replies[row_id], catalog))
         elif kind == _INBOUND:
-            items.append(inbound_resource(inbound[row_id]))
+            items.append(inbound_resource(inbound[row_id], inbound_media))
         else:
             items.append(notes[row_id])
     return Page(items, len(ordered) > offset + limit)

@@ -84,6 +84,11 @@ def customer_numbers(count: int) -> list[str]:
 
 # (from E.164, message fields without from/id/timestamp, context wamid or None) -> the new wamid
 SendInbound = Callable[[str, dict[str, Any], str | None], str]
+# (bytes, MIME type, file name or None) -> a media id the sandbox serves them under
+KeepMedia = Callable[[bytes, str, str | None], str]
+# How often a customer who writes first sends a photo instead of words.
+PHOTO_RATE: Final = 0.1
+PHOTO_CAPTIONS: Final = ("Here's a photo", "This one arrived broken", "Is this the right one?")
 
 
 @dataclass
@@ -104,13 +109,13 @@ class SimulatedCustomers:
         settings: CustomerSettings,
         send_inbound: SendInbound,
         rng: random.Random,
-        new_media_id: Callable[[], str],
+        keep_media: KeepMedia,
     ) -> None:
         self.settings = settings
         self.numbers = customer_numbers(settings.count)
         self._send_inbound = send_inbound
         self._rng = rng
-        self._new_media_id = new_media_id
+        self._keep_media = keep_media
         self._task: asyncio.Task[None] | None = None
         self._timers: set[asyncio.TimerHandle] = set()
         # Each simulated customer gets a name of their own, so an inbox never shows two Lucases.
@@ -146,10 +151,32 @@ class SimulatedCustomers:
 
     def image_fields(self, caption: str | None) -> dict[str, Any]:
         """An inbound image message's fields: the sandbox's PNG under a fresh media id."""
-        image: dict[str, Any] = {"mime_type": "image/png", "sha256": IMAGE_SHA256, "id": self._new_media_id()}
-        if caption:
-            image["caption"] = caption
-        return {"type": "image", "image": image}
+        return self.media_fields("image", "image/png", IMAGE_BYTES, caption=caption)
+
+    def media_fields(
+        self,
+        kind: str,
+        mime_type: str,
+        content: bytes,
+        *,
+        caption: str | None = None,
+        filename: str | None = None,
+    ) -> dict[str, Any]:
+        """An inbound media message's fields, as Meta sends them, its bytes kept under a fresh media id."""
+        media: dict[str, Any] = {
+            "mime_type": mime_type,
+            "sha256": base64.b64encode(hashlib.sha256(content).digest()).decode(),
+            "id": self._keep_media(content, mime_type, filename),
+        }
+        if caption and kind in {"image", "video", "document"}:
+            media["caption"] = caption
+        if filename and kind == "document":
+            media["filename"] = filename
+        if kind == "audio":
+            media["voice"] = mime_type.startswith("audio/ogg")
+        if kind == "sticker":
+            media["animated"] = False
+        return {"type": kind, kind: media}
 
     def start(self) -> None:
         """Begin writing first, now and then."""
@@ -182,6 +209,9 @@ class SimulatedCustomers:
                 continue
             number = self._rng.choice(idle)
             self._last_active[number] = now
+            if self._rng.random() < PHOTO_RATE:
+                self._send_inbound(number, self.image_fields(self._rng.choice(PHOTO_CAPTIONS)), None)
+                continue
             self._send_inbound(number, {"type": "text", "text": {"body": self._rng.choice(OPENERS)}}, None)
 
     def message_read(self, request: SendRequest, wamid: str, read_after: float) -> None:

@@ -13,6 +13,9 @@ RATE_FIELDS = (
     "webhook_duplicate_rate",
     "webhook_failure_rate",
     "message_failure_rate",
+    "media_download_failure_rate",
+    "media_upload_failure_rate",
+    "media_corruption_rate",
 )
 FLAG_FIELDS = ("webhook_shuffle", "webhooks_paused")
 
@@ -36,6 +39,11 @@ class Faults:
     webhooks_paused: bool = False
     # Accepted, then a `failed` status (131026) instead of delivery: the customer never gets it.
     message_failure_rate: float = 0.0
+    # A media download answers 500; an upload answers 503 (retryable, nothing kept).
+    media_download_failure_rate: float = 0.0
+    media_upload_failure_rate: float = 0.0
+    # A media download answers 200 with one byte changed: the hash check must refuse it.
+    media_corruption_rate: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
         """The full fault set as JSON-ready values."""

@@ -12,7 +12,8 @@ from urllib.parse import parse_qsl
 log = logging.getLogger(__name__)
 
 MAX_HEAD_BYTES: Final = 64 * 1024
-MAX_BODY_BYTES: Final = 8 * 1024 * 1024
+# Media uploads reach 100 MB, as Meta allows for a document.
+MAX_BODY_BYTES: Final = 110 * 1024 * 1024
 
 REASONS: Final = {
     200: "OK",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
 import ipaddress
 import itertools
 import json
@@ -24,13 +25,12 @@ import httpx
 from backend.clock import Clock, utc_now
 from backend.domain.phone import InvalidNumberError, normalize_number
 from backend.sandbox.customers import (
-    IMAGE_BYTES,
-    IMAGE_SHA256,
     CustomerSettings,
     SimulatedCustomers,
 )
 from backend.sandbox.faults import FaultError, Faults
 from backend.sandbox.graph import (
+    MEDIA_TYPES,
     PAIR_RATE_LIMIT,
     RE_ENGAGEMENT,
     SERVICE_UNAVAILABLE,
@@ -47,6 +47,14 @@ from backend.sandbox.graph import (
     unknown_path,
 )
 from backend.sandbox.http import HttpServer, Request, Response
+from backend.sandbox.media import (
+    DOWNLOAD_PATH_PREFIX,
+    DOWNLOAD_URL_SECONDS,
+    DownloadSigner,
+    SandboxFile,
+    UploadError,
+    parse_upload,
+)
 from backend.sandbox.policy import CustomerWindows, PairLimiter, ThroughputLimiter
 from backend.sandbox.webhooks import Business, EmitterSettings, Event, WebhookEmitter
 from backend.templates import load_templates
@@ -56,13 +64,22 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 SEND_PATH: Final = re.compile(r"^/(v\d+(?:\.\d+)?)/([^/]+)/messages/?$")
+UPLOAD_PATH: Final = re.compile(r"^/(v\d+(?:\.\d+)?)/([^/]+)/media/?$")
 MEDIA_PATH: Final = re.compile(r"^/(v\d+(?:\.\d+)?)/(\d+)/?$")
 MAX_REMEMBERED_BUTTONS: Final = 100_000
 MAX_PROFILE_NAME_LENGTH: Final = 100
 # What `POST /_sandbox/inbound` can make a customer send (exactly one per call).
-INBOUND_KINDS: Final = ("text", "button_payload", "interactive_reply_id", "image", "reaction")
+INBOUND_KINDS: Final = ("text", "button_payload", "interactive_reply_id", "image", "reaction", "media")
 OUTGOING_MARK: Final = b"\x15\x02\x00\x11\x18\x12"
 INCOMING_MARK: Final = b"\x15\x02\x00\x12\x18\x14"
+FAILED_UNKNOWN_MEDIA: Final = {
+    "code": 131053,
+    "title": "Media upload error",
+    "message": "Media upload error",
+    "error_data": {"details": "Unable to retrieve the media: upload it to /PHONE_NUMBER_ID/media first."},
+}
+# What `_media_shown` answers for a send naming a media id the sandbox never held.
+UNKNOWN_MEDIA: Final = "unknown"
 PROXY_502: Final = (
     b"<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center>"
     b"</body></html>"
@@ -120,6 +137,9 @@ class SandboxConfig:
     webhook_failure_rate: float = 0.0
     webhooks_paused: bool = False
     message_failure_rate: float = 0.0
+    media_download_failure_rate: float = 0.0
+    media_upload_failure_rate: float = 0.0
+    media_corruption_rate: float = 0.0
     # Finer knobs, mostly for tests and benchmarks.
     host: str = "127.0.0.1"
     business_account_id: str = "100000000000000"
@@ -157,10 +177,14 @@ class LedgerEntry:
     received_at: datetime
     # When the send call arrived, before any injected latency: pacing is judged on this time.
     requested_at: datetime
+    # Hex SHA-256 of the file a media message showed the customer.
+    sha256: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The control API form."""
+        extra: dict[str, Any] = {} if self.sha256 is None else {"sha256": self.sha256}
         return {
+            **extra,
             "wamid": self.wamid,
             "to": self.to,
             "type": self.type,
@@ -239,6 +263,8 @@ class Sandbox:
         self._outgoing_ids = (f"{run[:6]}{n:012X}" for n in itertools.count(1))
         self._incoming_ids = (f"{run}{n:012X}" for n in itertools.count(1))
         self._media_ids = (f"{secrets.randbelow(9 * 10**8) + 10**8}{n:07d}" for n in itertools.count(1))
+        self._files: dict[str, SandboxFile] = {}
+        self._signer = DownloadSigner()
         self._interactive_titles: dict[str, dict[str, str]] = {}
         self._business = Business(
             self.config.business_account_id, self.config.phone_number_id, self.config.display_phone_number
@@ -268,7 +294,7 @@ class Sandbox:
             ),
             self._deliver_inbound,
             self._rng,
-            lambda: next(self._media_ids),
+            self._keep_media,
         )
         self._http = HttpServer(self._handle)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -397,6 +423,11 @@ class Sandbox:
             if request.method != "POST":
                 return self._graph_error(unknown_path(), match.group(1))
             return self._send(request, match.group(1), match.group(2))
+        if path.startswith(DOWNLOAD_PATH_PREFIX) and request.method == "GET":
+            return self._download(request, path[len(DOWNLOAD_PATH_PREFIX) :])
+        match = UPLOAD_PATH.match(path)
+        if match is not None and request.method == "POST":
+            return self._upload(request, match.group(1), match.group(2))
         match = MEDIA_PATH.match(path)
         if match is not None and request.method == "GET":
             return self._media_info(request, match.group(1), match.group(2))
@@ -454,10 +485,11 @@ class Sandbox:
             if isinstance(parsed, ReadRequest):
                 return self._mark_read(parsed, version)
             now = self.config.clock()
+            shown = self._media_shown(parsed)
             self._check_policy(parsed, now.timestamp())
         except GraphError as error:
             return self._graph_error(error, version)
-        wamid = self._accept(parsed, now, requested_at)
+        wamid = self._accept(parsed, now, requested_at, shown)
         body = self._success_body(parsed, wamid)
         headers = self._graph_headers(version)
         if faults.read_timeout_rate and rng.random() < faults.read_timeout_rate:
@@ -510,14 +542,31 @@ class Sandbox:
         )
         return "wamid." + base64.b64encode(raw + b"\x00").decode()
 
-    def _accept(self, request: SendRequest, now: datetime, requested_at: datetime) -> str:
+    def _media_shown(self, request: SendRequest) -> str | None:
+        """The hex SHA-256 of the file a media send shows; UNKNOWN_MEDIA for a media id never uploaded."""
+        if request.message_type not in MEDIA_TYPES:
+            return None
+        media_id = request.content.get("id")
+        if not isinstance(media_id, str):
+            # Sent by link: the sandbox cannot fetch public links, so it records no hash.
+            return None
+        stored = self._files.get(media_id)
+        return UNKNOWN_MEDIA if stored is None else stored.sha256_hex
+
+    def _accept(
+        self, request: SendRequest, now: datetime, requested_at: datetime, shown: str | None = None
+    ) -> str:
         """Record the message as received (before answering) and schedule its statuses."""
         self._counts["accepted"] += 1
         wamid = self._new_wamid(request.wa_id, outgoing=True)
         faults = self.faults
         delay = self.config.status_delay
-        if faults.message_failure_rate and self._rng.random() < faults.message_failure_rate:
-            self._counts["message_failures_injected"] += 1
+        unknown_media = shown == UNKNOWN_MEDIA
+        if unknown_media or (
+            faults.message_failure_rate and self._rng.random() < faults.message_failure_rate
+        ):
+            # Meta accepts a send naming a media id it does not have, then reports it failed (131053).
+            self._counts["media_sends_refused" if unknown_media else "message_failures_injected"] += 1
             failed: dict[str, Any] = {
                 "id": wamid,
                 "status": "failed",
@@ -526,7 +575,7 @@ class Sandbox:
             }
             if request.callback_data is not None:
                 failed["biz_opaque_callback_data"] = request.callback_data
-            failed["errors"] = [FAILED_UNDELIVERABLE]
+            failed["errors"] = [FAILED_UNKNOWN_MEDIA if unknown_media else FAILED_UNDELIVERABLE]
             self._emitter.schedule(Event("status", failed), delay)
             return wamid
         self._ledger.append(
@@ -538,6 +587,7 @@ class Sandbox:
                 request.callback_data,
                 now,
                 requested_at,
+                shown,
             )
         )
         if request.message_type == "interactive" and request.content.get("type") == "button":
@@ -601,16 +651,98 @@ class Sandbox:
     def _media_info(self, request: Request, version: str, media_id: str) -> Response:
         if request.headers.get("authorization") != f"Bearer {self.config.token}":
             return self._graph_error(invalid_token(), version)
+        stored = self._files.get(media_id)
+        if stored is None:
+            return self._graph_error(unknown_object(media_id), version)
+        expires = int(self.config.clock().timestamp()) + DOWNLOAD_URL_SECONDS
         return _json(
             200,
             {
-                "url": f"{self.url}/_sandbox/media/{media_id}",
-                "mime_type": "image/png",
-                "sha256": IMAGE_SHA256,
-                "file_size": len(IMAGE_BYTES),
+                "url": f"{self.url}{self._signer.path(media_id, expires)}",
+                "mime_type": stored.mime_type,
+                "sha256": base64.b64encode(hashlib.sha256(stored.content).digest()).decode(),
+                "file_size": len(stored.content),
                 "id": media_id,
                 "messaging_product": "whatsapp",
             },
+            self._graph_headers(version),
+        )
+
+    def _download(self, request: Request, media_id: str) -> Response:
+        """A media download: the token and an unexpired signed URL, as Meta's lookaside links need."""
+        if request.headers.get("authorization") != f"Bearer {self.config.token}":
+            return _control_error(401, "invalid_token", "the download needs the access token")
+        query = request.query
+        stored = self._files.get(media_id)
+        now = self.config.clock().timestamp()
+        signed = self._signer.valid(media_id, query.get("expires"), query.get("signature"), now)
+        if stored is None or not signed:
+            self._counts["media_downloads_refused"] += 1
+            return _control_error(404, "not_found", "this download link is unknown or has expired")
+        faults = self.faults
+        if faults.media_download_failure_rate and self._rng.random() < faults.media_download_failure_rate:
+            self._counts["media_download_failures_injected"] += 1
+            return _control_error(500, "download_failed", "the download failed")
+        content = stored.content
+        if faults.media_corruption_rate and self._rng.random() < faults.media_corruption_rate:
+            self._counts["media_corruptions_injected"] += 1
+            content = bytes([content[0] ^ 0xFF]) + content[1:] if content else b"\x00"
+        self._counts["media_downloads"] += 1
+        return Response(200, content, stored.mime_type)
+
+    def _upload(self, request: Request, version: str, phone_number_id: str) -> Response:
+        """`POST /{PHONE_NUMBER_ID}/media`: keep the file, answer its media id."""
+        if request.headers.get("authorization") != f"Bearer {self.config.token}":
+            return self._graph_error(invalid_token(), version)
+        if phone_number_id != self.config.phone_number_id:
+            return self._graph_error(unknown_object(phone_number_id), version)
+        faults = self.faults
+        if faults.media_upload_failure_rate and self._rng.random() < faults.media_upload_failure_rate:
+            self._counts["media_upload_failures_injected"] += 1
+            return self._graph_error(SERVICE_UNAVAILABLE, version)
+        try:
+            part = parse_upload(request.headers.get("content-type", ""), request.body)
+        except UploadError as error:
+            return self._graph_error(invalid_parameter(str(error)), version)
+        if not part.content:
+            return self._graph_error(invalid_parameter("Param file must not be empty"), version)
+        media_id = self._keep_media(part.content, part.mime_type, part.filename)
+        self._counts["media_uploads"] += 1
+        return _json(200, {"id": media_id}, self._graph_headers(version))
+
+    def _keep_media(self, content: bytes, mime_type: str, filename: str | None) -> str:
+        """Hold a file under a fresh media id (a customer's, or the business's upload)."""
+        media_id = next(self._media_ids)
+        self._files[media_id] = SandboxFile(content, mime_type, filename)
+        return media_id
+
+    def keep_media(self, content: bytes, mime_type: str, filename: str | None = None) -> str:
+        """Hold a file as if a customer had sent it; its media id."""
+        return self._call(lambda: self._keep_media(content, mime_type, filename))
+
+    def media_file(self, media_id: str) -> SandboxFile | None:
+        """The file held under a media id (tests compare bytes with it)."""
+        return self._call(lambda: self._files.get(media_id))
+
+    def inbound_media(
+        self,
+        sender: str,
+        kind: str,
+        mime_type: str,
+        content: bytes,
+        *,
+        caption: str | None = None,
+        filename: str | None = None,
+        context_id: str | None = None,
+    ) -> str:
+        """A customer sends a file; returns the inbound wamid."""
+        e164 = normalize_number(sender)
+        return self._call(
+            lambda: self._deliver_inbound(
+                e164,
+                self._customers.media_fields(kind, mime_type, content, caption=caption, filename=filename),
+                context_id,
+            )
         )
 
     # ----------------------------------------------------------------- inbound (loop thread)
@@ -667,8 +799,6 @@ class Sandbox:
             return _json(200, {"customers": self._customers.known_customers()})
         if path == "/_sandbox/customers" and method == "POST":
             return self._control_customer(request)
-        if path.startswith("/_sandbox/media/") and method == "GET":
-            return Response(200, IMAGE_BYTES, "image/png")
         if path in {
             "/_sandbox/ledger",
             "/_sandbox/stats",
@@ -711,11 +841,13 @@ class Sandbox:
         if context_id is not None and not isinstance(context_id, str):
             return _control_error(400, "invalid_inbound", "context_id must be a wamid")
         kinds = [key for key in INBOUND_KINDS if key in payload]
+        if kinds == ["media"]:
+            return self._control_inbound_media(e164, payload["media"], context_id)
         if len(kinds) != 1 or not isinstance(payload[kinds[0]], str):
             return _control_error(
                 400,
                 "invalid_inbound",
-                "give exactly one of text, button_payload, interactive_reply_id, image or reaction",
+                "give exactly one of text, button_payload, interactive_reply_id, image, reaction or media",
             )
         value: str = payload[kinds[0]]
         if kinds[0] == "reaction":
@@ -740,6 +872,33 @@ class Sandbox:
                 "interactive": {"type": "button_reply", "button_reply": {"id": value, "title": title}},
             }
         return _json(200, {"wamid": self._deliver_inbound(e164, message, context_id)})
+
+    def _control_inbound_media(self, e164: str, media: Any, context_id: str | None) -> Response:
+        """`{"media": {"type", "mime_type", "content_b64", "caption"?, "filename"?}}`: a customer's file."""
+        if not isinstance(media, dict):
+            return _control_error(400, "invalid_inbound", "media must be an object")
+        kind, mime_type = media.get("type"), media.get("mime_type")
+        if kind not in MEDIA_TYPES:
+            return _control_error(
+                400, "invalid_inbound", f"media.type must be one of {', '.join(sorted(MEDIA_TYPES))}"
+            )
+        if not isinstance(mime_type, str) or "/" not in mime_type:
+            return _control_error(400, "invalid_inbound", "media.mime_type must be a MIME type")
+        encoded = media.get("content_b64")
+        try:
+            content = base64.b64decode(encoded, validate=True) if isinstance(encoded, str) else None
+        except ValueError:
+            content = None
+        if not content:
+            return _control_error(
+                400, "invalid_inbound", "media.content_b64 must be the file's bytes in base64"
+            )
+        caption, filename = media.get("caption"), media.get("filename")
+        for name, value in (("caption", caption), ("filename", filename)):
+            if value is not None and not isinstance(value, str):
+                return _control_error(400, "invalid_inbound", f"media.{name} must be text")
+        fields_ = self._customers.media_fields(kind, mime_type, content, caption=caption, filename=filename)
+        return _json(200, {"wamid": self._deliver_inbound(e164, fields_, context_id)})
 
     def _control_customer(self, request: Request) -> Response:
         payload = self._control_json(request)
@@ -775,6 +934,13 @@ class Sandbox:
             "read_receipts": counts["read_receipts"],
             "typing_indicators": counts["typing_indicators"],
             "inbound": counts["inbound"],
+            "media_uploads": counts["media_uploads"],
+            "media_downloads": counts["media_downloads"],
+            "media_downloads_refused": counts["media_downloads_refused"],
+            "media_download_failures_injected": counts["media_download_failures_injected"],
+            "media_upload_failures_injected": counts["media_upload_failures_injected"],
+            "media_corruptions_injected": counts["media_corruptions_injected"],
+            "media_sends_refused": counts["media_sends_refused"],
             "ledger": len(self._ledger),
             "webhooks_sent": webhooks.sent,
             "webhook_events_sent": webhooks.events_sent,

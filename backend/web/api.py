@@ -10,6 +10,7 @@ from backend.web import (
     conversation_tools_api,
     conversations_api,
     events_api,
+    media_api,
     messages_api,
     metrics_api,
     reports_api,
@@ -18,7 +19,7 @@ from backend.web import (
     webhook_subscriptions_api,
 )
 from backend.web.common import require_token
-from backend.web.context import MAX_REQUEST_BYTES
+from backend.web.context import MAX_REQUEST_BYTES, MAX_UPLOAD_BODY_BYTES, UPLOAD_PATH
 from backend.web.errors import ApiError
 from backend.web.openapi import openapi_document
 
@@ -55,6 +56,12 @@ class IdConverter(IntegerConverter):
 
 def _refuse_large_bodies() -> None:
     length = request.content_length
+    if request.method == "POST" and request.path == UPLOAD_PATH:
+        # A media upload may be as large as the largest file Meta takes; its route checks each kind.
+        request.max_content_length = MAX_UPLOAD_BODY_BYTES
+        if length is not None and length > MAX_UPLOAD_BODY_BYTES:
+            raise ApiError(413, "media_too_large", "A file may be at most 100 MB (a document).")
+        return
     if length is not None and length > MAX_REQUEST_BYTES and not request.path.startswith(_LARGE_BODY_PREFIX):
         raise ApiError(413, "payload_too_large", "Request bodies are limited to 1 MB.")
 
@@ -77,4 +84,5 @@ def register_api(app: Flask) -> None:
     search_api.register(app)
     reports_api.register(app)
     webhook_subscriptions_api.register(app)
+    media_api.register(app)
     app.register_blueprint(openapi_blueprint)

@@ -7,14 +7,26 @@ from dataclasses import dataclass
 from flask import current_app
 
 from backend.database import Database
+from backend.domain.media import MAX_UPLOAD_BYTES
 from backend.parts import BackendParts
 from backend.settings import Settings
 from backend.web.long_polls import LongPollSlots
 from backend.webhooks.receiver import MAX_WEBHOOK_BYTES
 
 MAX_REQUEST_BYTES = 1024 * 1024
+# The one route taking large bodies: a media upload, as large as the largest file Meta takes plus
+# room for the multipart envelope.
+UPLOAD_PATH = "/v1/media"
+MAX_UPLOAD_BODY_BYTES = MAX_UPLOAD_BYTES + 1024 * 1024
 
-__all__ = ["MAX_REQUEST_BYTES", "MAX_WEBHOOK_BYTES", "WebContext", "web_context"]
+__all__ = [
+    "MAX_REQUEST_BYTES",
+    "MAX_UPLOAD_BODY_BYTES",
+    "MAX_WEBHOOK_BYTES",
+    "UPLOAD_PATH",
+    "WebContext",
+    "web_context",
+]
 
 
 @dataclass

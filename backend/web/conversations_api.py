@@ -307,7 +307,7 @@ def attribute(wamid: str) -> Response:
                 user_id=user.id,
                 now=now(),
             )
-            answer = threads.inbound_resource(inbound)
+            answer = threads.inbound_resource(inbound, threads.media_for(session, [inbound]))
     except AttributionError as error:
         status = 404 if error.code == "not_found" else 400
         raise ApiError(status, error.code, error.message) from None

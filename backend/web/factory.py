@@ -8,12 +8,19 @@ from flask import Flask, Response, current_app, jsonify
 from sqlalchemy import text
 
 from backend.parts import BackendParts
-from backend.web.context import MAX_WEBHOOK_BYTES, WebContext, web_context
+from backend.web.context import MAX_UPLOAD_BODY_BYTES, MAX_WEBHOOK_BYTES, UPLOAD_PATH, WebContext, web_context
 from backend.web.errors import error_response, install_error_handlers
 from backend.web.long_polls import LONG_POLL_SLOTS, LongPollSlots
 from backend.web.paths import keep_encoded_slashes
 
-__all__ = ["MAX_WEBHOOK_BYTES", "InboxApp", "WebContext", "create_app"]
+__all__ = [
+    "MAX_UPLOAD_BODY_BYTES",
+    "MAX_WEBHOOK_BYTES",
+    "UPLOAD_PATH",
+    "InboxApp",
+    "WebContext",
+    "create_app",
+]
 
 
 class InboxApp(Flask):

@@ -44,6 +44,8 @@ LAYERS = (
         "backend.idempotency",
         "backend.templates",
         "backend.parts",
+        # The media store, records and fetcher: below the inbox, which files each new media id.
+        "backend.media",
     ),
     ("backend.inbox",),
     ("backend.outbox",),

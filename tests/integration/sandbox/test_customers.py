@@ -199,8 +199,10 @@ def test_the_control_api_sends_a_photo_and_a_reaction(
     assert second["id"] == bare and "caption" not in second["image"]
     assert third["id"] == reaction.json()["wamid"] and "context" not in third
     assert third["reaction"] == {"message_id": ours, "emoji": "❤️"}
-    media = httpx.get(f"{sandbox.url}/_sandbox/media/{first['image']['id']}")
-    assert media.content.startswith(b"\x89PNG")
+    with graph_client(sandbox) as client:
+        info = client.get(f"{sandbox.graph_url}/{first['image']['id']}").json()
+        media = client.get(info["url"])
+    assert media.content.startswith(b"\x89PNG") and len(media.content) == info["file_size"]
 
 
 def test_simulated_customers_have_names_of_their_own(start_sandbox: Callable[..., Sandbox]) -> None:

@@ -29,6 +29,9 @@ FAULT_FIELDS = {
     "webhook_failure_rate",
     "webhooks_paused",
     "message_failure_rate",
+    "media_download_failure_rate",
+    "media_upload_failure_rate",
+    "media_corruption_rate",
 }
 
 

@@ -265,13 +265,17 @@ def test_throughput_limiter_is_a_sliding_second() -> None:
 
 def test_media_a_customer_sent_can_be_looked_up_and_downloaded(sandbox: Sandbox) -> None:
     headers = {"Authorization": f"Bearer {sandbox.config.token}"}
-    info = httpx.get(f"{sandbox.graph_url}/1234567890", headers=headers)
+    media_id = sandbox.keep_media(b"\x89PNG-not-really", "image/png")
+    info = httpx.get(f"{sandbox.graph_url}/{media_id}", headers=headers)
     assert info.status_code == 200
     described = info.json()
     assert set(described) == {"url", "mime_type", "sha256", "file_size", "id", "messaging_product"}
     image = httpx.get(described["url"], headers=headers)
-    assert image.content.startswith(b"\x89PNG") and len(image.content) == described["file_size"]
-    assert httpx.get(f"{sandbox.graph_url}/1234567890").status_code == 401
+    assert image.content == b"\x89PNG-not-really" and len(image.content) == described["file_size"]
+    assert httpx.get(described["url"]).status_code == 401
+    assert httpx.get(f"{sandbox.graph_url}/{media_id}").status_code == 401
+    unknown = httpx.get(f"{sandbox.graph_url}/1234567890", headers=headers)
+    assert unknown.status_code == 400 and unknown.json()["error"]["code"] == 100
 
 
 def test_unknown_graph_paths_get_a_graph_error(sandbox: Sandbox) -> None:

@@ -1,0 +1,1 @@
+"""Media: the content-addressed store in the data folder, the records of each file, and the fetcher."""
