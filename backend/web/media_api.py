@@ -10,7 +10,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from backend.database.models import MediaFile
 from backend.domain import media as rules
-from backend.media.records import add_upload
+from backend.media.records import add_upload, retry_media
 from backend.media.store import MediaStore
 from backend.web.common import caller, now, require_token
 from backend.web.context import web_context
@@ -96,6 +96,21 @@ def upload_media() -> tuple[Response, int]:
         )
         answer = {"id": row.media_id, "mime_type": mime_type, "size": len(content), "sha256": digest}
     return jsonify(answer), 201
+
+
+@blueprint.post("/media/<media_id>/retry")
+def retry(media_id: str) -> tuple[Response, int]:
+    """Download a failed customer file once more (the client's Retry); 202 while it is pending again."""
+    with web_context().database.transaction() as session:
+        row = session.scalars(select(MediaFile).where(MediaFile.media_id == media_id)).one_or_none()
+        if row is None or row.direction != rules.INBOUND:
+            raise ApiError(404, "not_found", "There is no customer media with this id.")
+        if row.state != rules.FAILED:
+            raise ApiError(
+                409, "media_not_failed", f"The file is {row.state}; only a failed download is retried."
+            )
+        retry_media(session, now(), [media_id])
+    return jsonify({"id": media_id, "state": rules.PENDING}), 202
 
 
 def register(app: Flask) -> None:
