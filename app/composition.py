@@ -19,6 +19,7 @@ from backend.operations.daily import DailyBackup
 from backend.media.fetcher import MediaFetcher
 from backend.outbox.auto_reply import AutoReply
 from backend.outbox.database_clock import DatabaseClock
+from backend.outbox.media_uploads import MediaUploader
 from backend.outbox.sender import OutboxSender
 from backend.outbox.workers import OutboxSweeper
 from backend.parts import BackendParts, Hooks
@@ -100,6 +101,7 @@ def build_workers(
     # the sender's asynchronous seam; the fetcher takes only a synchronous one).
     media_transport = graph_transport if isinstance(graph_transport, httpx.BaseTransport) else None
     workers.append(MediaFetcher(parts, transport=media_transport))
+    workers.append(MediaUploader(parts, transport=media_transport))
     # Journal: on PostgreSQL, committed entries are numbered after commit (SQLite numbers them at once).
     if not parts.database.is_sqlite:
         workers.append(JournalSequencer(parts.database))

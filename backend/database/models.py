@@ -138,6 +138,8 @@ class OutboxMessage(Base):
     trigger_ref: Mapped[str | None] = mapped_column(String(255))
     kind: Mapped[str] = mapped_column(String(20))
     payload: Mapped[dict[str, Any]]
+    # A file's public id (media.media_id): the claim takes the row only once Meta has the file.
+    media_id: Mapped[str | None] = mapped_column(String(255), index=True)
     state: Mapped[str] = mapped_column(String(20), default="queued")
     hold_reason: Mapped[str | None] = mapped_column(String(40))
     attempts: Mapped[int] = mapped_column(Integer, default=0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from backend.domain.messages import KIND_BUTTONS, KIND_TEMPLATE, KIND_TEXT
+from backend.domain.messages import KIND_BUTTONS, KIND_MEDIA, KIND_TEMPLATE, KIND_TEXT
 
 
 class UnsendablePayloadError(ValueError):
@@ -12,9 +12,18 @@ class UnsendablePayloadError(ValueError):
 
 
 def build_send_body(
-    *, kind: str, payload: dict[str, Any], to_number: str, dedupe_key: str, reply_to: str | None
+    *,
+    kind: str,
+    payload: dict[str, Any],
+    to_number: str,
+    dedupe_key: str,
+    reply_to: str | None,
+    graph_media_id: str | None = None,
 ) -> dict[str, Any]:
-    """The send body; `biz_opaque_callback_data` carries the dedupe key so status webhooks name the row."""
+    """The send body; `biz_opaque_callback_data` carries the dedupe key so status webhooks name the row.
+
+    A file is sent by the id Meta gave its upload (`graph_media_id`), never by a public link.
+    """
     body: dict[str, Any] = {
         "messaging_product": "whatsapp",
         "recipient_type": "individual",
@@ -48,6 +57,16 @@ def build_send_body(
                 ]
             },
         }
+    elif kind == KIND_MEDIA:
+        spec = payload["media"]
+        if not graph_media_id:
+            raise UnsendablePayloadError("the file has not been uploaded to WhatsApp")
+        media: dict[str, Any] = {"id": graph_media_id}
+        for name in ("caption", "filename"):
+            if spec.get(name):
+                media[name] = spec[name]
+        body["type"] = spec["type"]
+        body[spec["type"]] = media
     else:
         raise UnsendablePayloadError(f"cannot send a message of kind {kind!r}")
     return body

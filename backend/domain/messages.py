@@ -20,6 +20,12 @@ MAX_TRIGGER_REF_LENGTH = 255
 KIND_TEXT = "text"
 KIND_TEMPLATE = "template"
 KIND_BUTTONS = "buttons"
+# A photo, voice note, video or document uploaded through POST /v1/media, sent by Meta's media id.
+KIND_MEDIA = "media"
+MEDIA_SEND_KINDS = ("image", "audio", "video", "document")
+MAX_CAPTION_LENGTH = 1024
+MAX_MEDIA_FILENAME_LENGTH = 240
+MAX_MEDIA_ID_LENGTH = 255
 
 
 class MessageError(ValueError):
@@ -57,6 +63,16 @@ class ButtonsRequest:
 
 
 @dataclass(frozen=True)
+class MediaRequest:
+    """A file to send: its kind (image, audio, video, document), our media id, a caption, a file name."""
+
+    kind: str
+    media_id: str
+    caption: str | None = None
+    filename: str | None = None
+
+
+@dataclass(frozen=True)
 class CheckedMessage:
     """A message that passed every check: recipient in E.164 and the payload to store."""
 
@@ -80,12 +96,15 @@ def check_message(
     text: str | None = None,
     template: TemplateRequest | None = None,
     buttons: ButtonsRequest | None = None,
+    media: MediaRequest | None = None,
 ) -> CheckedMessage:
     """Check a message request and build the payload the outbox stores."""
     check_purpose(purpose)
-    given = [part for part in (text, template, buttons) if part is not None]
+    given = [part for part in (text, template, buttons, media) if part is not None]
     if len(given) != 1:
-        raise MessageError("invalid_message", "give exactly one of text, template or buttons")
+        raise MessageError(
+            "invalid_message", "give exactly one of text, template, buttons, image, audio, video or document"
+        )
     try:
         to_number = normalize_number(to)
     except InvalidNumberError as error:
@@ -107,8 +126,40 @@ def check_message(
             }
         }
         return CheckedMessage(to_number, KIND_TEMPLATE, payload)
+    if media is not None:
+        return CheckedMessage(to_number, KIND_MEDIA, {"media": _check_media(media)})
     assert buttons is not None
     return CheckedMessage(to_number, KIND_BUTTONS, {"buttons": _check_buttons(buttons)})
+
+
+def _check_media(request: MediaRequest) -> dict[str, Any]:
+    if request.kind not in MEDIA_SEND_KINDS:
+        raise MessageError("invalid_message", f"a file is sent as one of {', '.join(MEDIA_SEND_KINDS)}")
+    kind = request.kind
+    if not isinstance(request.media_id, str) or not 1 <= len(request.media_id) <= MAX_MEDIA_ID_LENGTH:
+        raise MessageError("invalid_message", f"{kind}.media must be the id POST /v1/media answered")
+    spec: dict[str, Any] = {"type": kind, "id": request.media_id}
+    if request.caption is not None:
+        if kind == "audio":
+            raise MessageError("invalid_message", "audio takes no caption")
+        if not isinstance(request.caption, str) or len(request.caption) > MAX_CAPTION_LENGTH:
+            raise MessageError(
+                "invalid_message", f"{kind}.caption is at most {MAX_CAPTION_LENGTH} characters"
+            )
+        if request.caption.strip():
+            spec["caption"] = request.caption
+    if request.filename is not None:
+        if kind != "document":
+            raise MessageError("invalid_message", "only a document takes a filename")
+        if (
+            not isinstance(request.filename, str)
+            or not 1 <= len(request.filename) <= MAX_MEDIA_FILENAME_LENGTH
+        ):
+            raise MessageError(
+                "invalid_message", f"document.filename is 1 to {MAX_MEDIA_FILENAME_LENGTH} characters"
+            )
+        spec["filename"] = request.filename
+    return spec
 
 
 def _check_text(text: str) -> str:
@@ -165,6 +216,9 @@ def preview_text(kind: str, payload: dict[str, Any], templates: TemplateCatalog 
         buttons = payload.get("buttons", {})
         titles = " | ".join(str(b.get("title", "")) for b in buttons.get("buttons", []))
         return f"{buttons.get('body', '')}  [{titles}]"
+    if kind == KIND_MEDIA:
+        media = payload.get("media", {})
+        return str(media.get("caption") or media.get("filename") or f"[{media.get('type', 'file')}]")
     if kind == KIND_TEMPLATE:
         spec = payload.get("template", {})
         parameters = tuple(str(p) for p in spec.get("parameters", []))

@@ -23,9 +23,10 @@ from sqlalchemy import Table, and_, func, or_, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import ColumnElement
 
-from backend.database.models import Contact, Conversation, OutboxMessage, PacingSlot
+from backend.database.models import Contact, Conversation, MediaFile, OutboxMessage, PacingSlot
 from backend.database.upsert import dialect_insert, insert_ignoring_conflicts
 from backend.domain import states
+from backend.domain.media import GRAPH_MEDIA_VALIDITY
 from backend.domain.pacing import (
     RATE_SLOT_KEY,
     TIER_WINDOW,
@@ -86,6 +87,8 @@ class ClaimedMessage:
     token: str
     # Set once the row is `sending`.
     lease_expires_at: datetime | None = None
+    # Meta's id of the row's file (a media message), uploaded before the row could be claimed.
+    graph_media_id: str | None = None
 
 
 def pacing_rules(settings: Settings, horizon_seconds: float = DEFAULT_HORIZON_SECONDS) -> PacingRules:
@@ -188,6 +191,7 @@ def claim_batch(
                     attempts=attempts + 1,
                     dispatch_at=moments[row_id],
                     token=token,
+                    graph_media_id=row.graph_media_id,
                 )
             )
         claimed.sort(key=lambda message: message.dispatch_at)
@@ -299,7 +303,12 @@ def _due_rows(session: Session, now: datetime, fetch: int, postgres: bool) -> li
         OutboxMessage.conversation_id,
         OutboxMessage.urgent,
         OutboxMessage.business_initiated,
+        OutboxMessage.media_id,
     )
+    # A file's message is due only once Meta holds the file (uploaded within its validity): the
+    # upload happens before the row can be claimed, so a failed upload never touches the row.
+    uploaded = select(MediaFile.media_id).where(MediaFile.graph_uploaded_at > now - GRAPH_MEDIA_VALIDITY)
+    media_ready = or_(OutboxMessage.media_id.is_(None), OutboxMessage.media_id.in_(uploaded))
     rows: list[Any] = []
     ceiling: int | None = None
     for _ in range(MAX_PRIORITY_LEVELS):
@@ -319,6 +328,7 @@ def _due_rows(session: Session, now: datetime, fetch: int, postgres: bool) -> li
                 OutboxMessage.state == states.QUEUED,
                 OutboxMessage.priority == level,
                 OutboxMessage.not_before <= now,
+                media_ready,
             )
             .order_by(OutboxMessage.not_before, OutboxMessage.id)
             .limit(fetch - len(rows))
@@ -329,7 +339,20 @@ def _due_rows(session: Session, now: datetime, fetch: int, postgres: bool) -> li
     if not rows:
         return []
     windows = _window_closes_at(session, [row.conversation_id for row in rows if row.conversation_id])
-    return [_Row(row, windows.get(row.conversation_id)) for row in rows]
+    graph_ids = _graph_media_ids(session, [row.media_id for row in rows if row.media_id])
+    return [_Row(row, windows.get(row.conversation_id), graph_ids.get(row.media_id)) for row in rows]
+
+
+def _graph_media_ids(session: Session, media_ids: list[str]) -> dict[str, str]:
+    """Meta's ids of these uploaded files, by our media id."""
+    if not media_ids:
+        return {}
+    found = session.execute(
+        select(MediaFile.media_id, MediaFile.graph_media_id).where(
+            MediaFile.media_id.in_(sorted(set(media_ids)))
+        )
+    ).all()
+    return {media_id: graph_id for media_id, graph_id in found if graph_id}
 
 
 class _Row:
@@ -339,6 +362,7 @@ class _Row:
         "business_initiated",
         "conversation_id",
         "dedupe_key",
+        "graph_media_id",
         "id",
         "kind",
         "payload",
@@ -349,7 +373,9 @@ class _Row:
         "window_closes_at",
     )
 
-    def __init__(self, row: Any, window_closes_at: datetime | None) -> None:
+    def __init__(
+        self, row: Any, window_closes_at: datetime | None, graph_media_id: str | None = None
+    ) -> None:
         self.id: int = row.id
         self.dedupe_key: str = row.dedupe_key
         self.to_number: str = row.to_number
@@ -361,6 +387,7 @@ class _Row:
         self.urgent: bool = bool(row.urgent)
         self.business_initiated: bool = bool(row.business_initiated)
         self.window_closes_at = window_closes_at
+        self.graph_media_id = graph_media_id
 
 
 def _window_closes_at(session: Session, conversation_ids: Sequence[int]) -> dict[int, datetime | None]:

@@ -17,6 +17,7 @@ from backend.domain.messages import (
     MAX_TRIGGER_REF_LENGTH,
     ButtonsRequest,
     CheckedMessage,
+    MediaRequest,
     MessageError,
     TemplateRequest,
     check_dedupe_key,
@@ -40,6 +41,7 @@ class MessageRequest:
     text: str | None = None
     template: TemplateRequest | None = None
     buttons: ButtonsRequest | None = None
+    media: MediaRequest | None = None
     reply_to: str | None = None
     trigger_ref: str | None = None
     not_before: datetime | None = None
@@ -73,6 +75,7 @@ def check_request(request: MessageRequest, templates: TemplateCatalog) -> Checke
         text=request.text,
         template=request.template,
         buttons=request.buttons,
+        media=request.media,
     )
 
 
@@ -106,6 +109,7 @@ def enqueue(
         trigger_ref=request.trigger_ref,
         kind=checked.kind,
         payload=checked.payload,
+        media_id=request.media.media_id if request.media is not None else None,
         state=states.QUEUED,
         attempts=0,
         not_before=request.not_before or now,

@@ -478,6 +478,7 @@ class OutboxSender:
                 to_number=message.to_number,
                 dedupe_key=message.dedupe_key,
                 reply_to=message.reply_to,
+                graph_media_id=message.graph_media_id,
             )
         except (UnsendablePayloadError, KeyError, TypeError) as error:
             return SendOutcome(OutcomeKind.FAIL, title=PAYLOAD_UNSENDABLE_TITLE, details=str(error))

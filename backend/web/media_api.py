@@ -76,7 +76,11 @@ def upload_media() -> tuple[Response, int]:
     if not mime_type or mime_type == "application/octet-stream":
         guessed, _ = mimetypes.guess_type(upload.filename or "")
         mime_type = guessed or mime_type
-    content = upload.read()
+    try:
+        content = upload.read()
+    finally:
+        # A large upload is spooled to a temporary file by the form parser: let it go now.
+        upload.close()
     try:
         rules.check_upload(mime_type, len(content))
     except rules.MediaRefusedError as refusal:

@@ -8,12 +8,15 @@ from flask import Blueprint, Flask, Response, jsonify, request
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from backend.database.models import Batch, OutboxMessage
+from backend.database.models import Batch, MediaFile, OutboxMessage
 from backend.database.upsert import insert_ignoring_conflicts
+from backend.domain import media as media_rules
 from backend.domain.messages import (
     MAX_TRIGGER_REF_LENGTH,
+    MEDIA_SEND_KINDS,
     Button,
     ButtonsRequest,
+    MediaRequest,
     MessageError,
     TemplateRequest,
 )
@@ -76,6 +79,24 @@ def _buttons(raw: object) -> ButtonsRequest:
     return ButtonsRequest(body=raw["body"], buttons=tuple(buttons))
 
 
+def _media(body: dict[str, Any]) -> MediaRequest | None:
+    given = [kind for kind in MEDIA_SEND_KINDS if body.get(kind) is not None]
+    if not given:
+        return None
+    if len(given) > 1:
+        raise _invalid("give exactly one of image, audio, video or document.")
+    kind = given[0]
+    raw = body[kind]
+    if not isinstance(raw, dict) or not isinstance(raw.get("media"), str):
+        raise _invalid(f'{kind} must be {{"media": "<id from POST /v1/media>", "caption"?, "filename"?}}.')
+    caption, filename = raw.get("caption"), raw.get("filename")
+    if caption is not None and not isinstance(caption, str):
+        raise _invalid(f"{kind}.caption must be a string.")
+    if filename is not None and not isinstance(filename, str):
+        raise _invalid(f"{kind}.filename must be a string.")
+    return MediaRequest(kind=kind, media_id=raw["media"], caption=caption, filename=filename)
+
+
 def message_request(
     body: dict[str, Any],
     *,
@@ -98,6 +119,7 @@ def message_request(
         raise _invalid("text must be a string.")
     template = _template(body["template"]) if body.get("template") is not None else None
     buttons = _buttons(body["buttons"]) if body.get("buttons") is not None else None
+    media = _media(body)
     priority = body.get("priority", 0)
     if priority is None:
         priority = 0
@@ -111,6 +133,7 @@ def message_request(
         text=text,
         template=template,
         buttons=buttons,
+        media=media,
         reply_to=_optional_string(body, "reply_to", MAX_REPLY_TO_LENGTH),
         trigger_ref=_optional_string(body, "trigger_ref", MAX_TRIGGER_REF_LENGTH),
         not_before=parse_time("not_before", not_before) if not_before is not None else None,
@@ -144,6 +167,8 @@ def _same_message(row: OutboxMessage, request_: MessageRequest) -> bool:
 def enqueue_answer(session: Session, request_: MessageRequest) -> idempotency.Answer:
     """Enqueue under the request's key: 202 with the message; a known key is a replay or a conflict."""
     context = web_context()
+    if request_.media is not None:
+        _check_uploaded(session, request_.media)
     result = enqueue(session, request_, templates=templates(), settings=context.settings, now=now())
     if result.created:
         return idempotency.Answer(202, message_resource(result.message))
@@ -154,6 +179,22 @@ def enqueue_answer(session: Session, request_: MessageRequest) -> idempotency.An
             "This key already names a different message; use a new Idempotency-Key.",
         )
     return idempotency.Answer(202, message_resource(result.message), replayed=True)
+
+
+def _check_uploaded(session: Session, media: MediaRequest) -> None:
+    """400 unless the id names a file uploaded through POST /v1/media of a type this kind takes."""
+    row = session.scalars(select(MediaFile).where(MediaFile.media_id == media.media_id)).one_or_none()
+    if row is None or row.direction != media_rules.OUTBOUND or row.state != media_rules.STORED:
+        raise ApiError(
+            400, "unknown_media", f"{media.media_id!r} is not a file uploaded with POST /v1/media."
+        )
+    limit = media_rules.limit_for(row.mime_type or "")
+    if limit is None or limit.kind != media.kind:
+        raise ApiError(
+            400,
+            "media_kind_mismatch",
+            f"the file is {row.mime_type}: send it as {limit.kind if limit else 'another kind'}.",
+        )
 
 
 @blueprint.post("/messages")
@@ -215,7 +256,11 @@ def post_batch() -> Response:
             key = item.get("key")
             if not isinstance(key, str) or not key or len(key) > MAX_KEY_LENGTH:
                 raise _invalid(f"key must be 1 to {MAX_KEY_LENGTH} characters.")
-            requests.append(message_request(item, key=key, created_by=user.id))
+            checked_request = message_request(item, key=key, created_by=user.id)
+            if checked_request.media is not None:
+                # A batch is for templates and text to many; a file goes one message at a time.
+                raise _invalid("a batch cannot hold files; send each with POST /v1/messages.")
+            requests.append(checked_request)
         except ApiError as error:
             raise ApiError(
                 error.status, error.code, f"messages[{index}]: {error.message}", index=index

@@ -83,6 +83,7 @@ def test_serving_without_http_builds_the_workers_alone(database: Database, setti
         "webhook-dispatcher",
         "daily-backup",
         "media-fetcher",
+        "media-uploader",
         # PostgreSQL numbers journal entries after commit; SQLite's single writer numbers them at once.
         *([] if database.is_sqlite else ["journal-sequencer"]),
     ]

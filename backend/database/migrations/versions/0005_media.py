@@ -48,10 +48,15 @@ def upgrade() -> None:
         batch_op.create_index("ix_media_due", ["state", "next_attempt_at"], unique=False)
         batch_op.create_index(batch_op.f("ix_media_content_hash"), ["content_hash"], unique=False)
         batch_op.create_index(batch_op.f("ix_media_created_at"), ["created_at"], unique=False)
+    # Plain ALTER TABLE, not a batch rebuild: rebuilding outbox_messages would drop its search triggers.
+    op.add_column("outbox_messages", sa.Column("media_id", sa.String(length=255), nullable=True))
+    op.create_index(op.f("ix_outbox_messages_media_id"), "outbox_messages", ["media_id"], unique=False)
 
 
 def downgrade() -> None:
     """Revert this revision."""
+    op.drop_index(op.f("ix_outbox_messages_media_id"), table_name="outbox_messages")
+    op.drop_column("outbox_messages", "media_id")
     with op.batch_alter_table("media", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_media_created_at"))
         batch_op.drop_index(batch_op.f("ix_media_content_hash"))
