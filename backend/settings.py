@@ -77,6 +77,8 @@ class Settings:
     purposes: Mapping[str, PurposeRule] = field(default_factory=dict)
     processed_keys_retention_days: int = 30
     raw_bodies_retention_days: int = 30
+    # Customers' files and uploads are removed this long after they arrived (their messages stay).
+    media_retention_days: int = 365
     auto_reply_enabled: bool = False
     auto_reply_text: str = "Thanks for your message! We're closed right now and will answer when we're back."
     business_hours: str = "09:00-17:00"
@@ -131,6 +133,7 @@ ENVIRONMENT_NAMES: dict[str, str] = {
     "unknown_wait_seconds": "INBOX_UNKNOWN_WAIT_SECONDS",
     "processed_keys_retention_days": "INBOX_PROCESSED_KEYS_RETENTION_DAYS",
     "raw_bodies_retention_days": "INBOX_RAW_BODIES_RETENTION_DAYS",
+    "media_retention_days": "INBOX_MEDIA_RETENTION_DAYS",
     "auto_reply_enabled": "INBOX_AUTO_REPLY",
     "auto_reply_text": "INBOX_AUTO_REPLY_TEXT",
     "business_hours": "INBOX_BUSINESS_HOURS",
@@ -239,6 +242,7 @@ _PARSERS: dict[str, Callable[[str, object], Any]] = {
     "send_concurrency": _parse_int,
     "processed_keys_retention_days": _parse_int,
     "raw_bodies_retention_days": _parse_int,
+    "media_retention_days": _parse_int,
     "allow_remote_bind": _parse_bool,
     "auto_reply_enabled": _parse_bool,
     "send_lease_seconds": _parse_float,
@@ -355,6 +359,8 @@ def _check(settings: Settings) -> None:
         )
     if settings.backup_keep < 0:
         raise SettingsError("INBOX_BACKUP_KEEP must be 0 (no daily backups) or more")
+    if settings.media_retention_days < 1:
+        raise SettingsError("INBOX_MEDIA_RETENTION_DAYS must be at least 1")
     if not 0 < settings.port < 65536:
         raise SettingsError("INBOX_PORT must be between 1 and 65535")
     if not 0 < settings.lan_port < 65536:

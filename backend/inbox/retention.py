@@ -21,6 +21,8 @@ from backend.database.models import (
     WebhookDelivery,
 )
 from backend.domain import states
+from backend.media.records import remove_old_media
+from backend.media.store import MediaStore
 from backend.parts import BackendParts
 
 log = logging.getLogger(__name__)
@@ -46,6 +48,7 @@ class RetentionResult:
     raw_bodies: int = 0
     outbox_rows: int = 0
     idempotency_records: int = 0
+    media_files: int = 0
 
 
 class RetentionSweeper:
@@ -80,6 +83,11 @@ class RetentionSweeper:
         for purpose in purposes:
             cutoff = now - timedelta(days=settings.rule_for(purpose).retention_days)
             result.outbox_rows += self._delete_outbox(purpose, cutoff)
+        result.media_files = remove_old_media(
+            self._database,
+            MediaStore.for_settings(settings),
+            now - timedelta(days=settings.media_retention_days),
+        )
         return result
 
     def _delete_in_batches(self, model: Any, *conditions: Any) -> int:

@@ -7,13 +7,16 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
-from backend.database.models import MediaFile
+from backend.database import Database
+from backend.database.models import MediaFile, OutboxMessage
 from backend.database.upsert import dialect_insert
 from backend.domain import media as rules
+from backend.domain import states
 from backend.domain.webhook_events import InboundMessageEvent
+from backend.media.store import MediaStore
 
 _CHUNK = 500
 
@@ -137,3 +140,60 @@ def add_upload(
     session.add(row)
     session.flush()
     return row
+
+
+def remove_old_media(database: Database, store: MediaStore, cutoff: datetime) -> int:
+    """Remove media that arrived before `cutoff`, and each file no remaining row names; rows removed.
+
+    Only media goes: the messages stay and show the file as no longer kept. An upload a queued
+    message still waits for is kept whatever its age.
+    """
+    removed = 0
+    while True:
+        with database.transaction() as session:
+            waiting = select(OutboxMessage.media_id).where(
+                OutboxMessage.state == states.QUEUED, OutboxMessage.media_id.is_not(None)
+            )
+            rows = session.execute(
+                select(MediaFile.id, MediaFile.content_hash)
+                .where(MediaFile.created_at < cutoff, MediaFile.media_id.not_in(waiting))
+                .limit(_CHUNK)
+            ).all()
+            if not rows:
+                return removed
+            session.execute(delete(MediaFile).where(MediaFile.id.in_([row.id for row in rows])))
+            hashes = sorted({row.content_hash for row in rows if row.content_hash})
+            still_named = set(
+                session.scalars(select(MediaFile.content_hash).where(MediaFile.content_hash.in_(hashes)))
+            )
+        # Files go after the commit: a crash in between leaves a file without a row, never the reverse.
+        for digest in hashes:
+            if digest not in still_named:
+                store.remove(digest)
+        removed += len(rows)
+
+
+def media_disk_use(session: Session) -> dict[str, int]:
+    """Files kept and their bytes (each content once), and customers' files pending or failed."""
+    per_file = (
+        select(MediaFile.content_hash, func.max(MediaFile.size).label("size"))
+        .where(MediaFile.content_hash.is_not(None))
+        .group_by(MediaFile.content_hash)
+        .subquery()
+    )
+    files, size = session.execute(
+        select(func.count(), func.coalesce(func.sum(per_file.c.size), 0)).select_from(per_file)
+    ).one()
+    by_state = dict(
+        session.execute(
+            select(MediaFile.state, func.count())
+            .where(MediaFile.direction == rules.INBOUND)
+            .group_by(MediaFile.state)
+        ).all()
+    )
+    return {
+        "files": int(files),
+        "bytes": int(size),
+        "pending": int(by_state.get(rules.PENDING, 0)),
+        "failed": int(by_state.get(rules.FAILED, 0)),
+    }

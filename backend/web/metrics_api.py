@@ -17,6 +17,8 @@ from backend.domain.statistics import percentile
 from backend.inbox.inbound import WORK_QUEUE
 from backend.operations.archive import free_disk_bytes, last_backup
 from backend.web.common import iso, now, require_token, templates
+from backend.media.records import media_disk_use
+from backend.web.common import now, require_token, templates
 from backend.web.context import web_context
 
 SENDING_TOO_LONG = timedelta(minutes=1)
@@ -63,6 +65,8 @@ def collect(session: Session, moment: datetime) -> dict[str, Any]:
         "cross_contact_quotes": counters.read(session, counters.CROSS_CONTACT_QUOTES),
         "foreign_number_events": counters.read(session, counters.FOREIGN_NUMBER_EVENTS),
         **dispatch_measures(session),
+        # Disk use of the media store (each file once) and customers' files not kept yet.
+        "media": media_disk_use(session),
     }
 
 
@@ -108,6 +112,14 @@ def prometheus_text(measures: dict[str, Any]) -> str:
             "# TYPE data_folder_free_bytes gauge",
             f"data_folder_free_bytes {free}",
         ]
+    media = measures["media"]
+    for name, key, text in (
+        ("media_files", "files", "Files in the media store, each content once."),
+        ("media_bytes", "bytes", "Bytes of the files in the media store."),
+        ("media_pending", "pending", "Customers' files waiting to be downloaded."),
+        ("media_failed", "failed", "Customers' files that could not be downloaded."),
+    ):
+        lines += [f"# HELP {name} {text}", f"# TYPE {name} gauge", f"{name} {media[key]}"]
     lines += ["# HELP queue_depth Outbox messages by state.", "# TYPE queue_depth gauge"]
     for state, count in measures["queue_depth"].items():
         lines.append(f'queue_depth{{state="{state}"}} {count}')

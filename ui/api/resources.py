@@ -684,12 +684,18 @@ class Metrics:
     # When the newest backup was taken (None: never) and the free disk where the data folder is.
     last_backup_at: datetime | None = None
     data_folder_free_bytes: int | None = None
+    # The media store's files and bytes, and customers' files pending or failed (absent: all zero).
+    media_files: int = 0
+    media_bytes: int = 0
+    media_pending: int = 0
+    media_failed: int = 0
 
     @classmethod
     def from_json(cls, body: object) -> Metrics:
         """Parse the metrics object."""
         fields = _Fields(body, "metrics")
         gap = fields.nested("sent_to_delivered_seconds")
+        media = fields.optional_nested("media")
         return cls(
             sending_over_1m=fields.integer("sending_over_1m"),
             dedupe_rejections=fields.integer("dedupe_rejections"),
@@ -703,6 +709,10 @@ class Metrics:
             outgoing_deliveries_pending=fields.integer("outgoing_deliveries_pending"),
             last_backup_at=fields.optional_time("last_backup_at"),
             data_folder_free_bytes=fields.optional_integer("data_folder_free_bytes"),
+            media_files=media.integer("files") if media is not None else 0,
+            media_bytes=media.integer("bytes") if media is not None else 0,
+            media_pending=media.integer("pending") if media is not None else 0,
+            media_failed=media.integer("failed") if media is not None else 0,
         )
 
 

@@ -129,6 +129,24 @@ class TimeChart(QChartView):
         self.value_axis.setRange(0, max(1.0, top * 1.2))
 
 
+def media_disk_use_text(metrics: Metrics) -> str:
+    """`Media kept: 12 files, 3.4 MB (1 downloading, 2 could not be downloaded)`."""
+    size = metrics.media_bytes
+    if size >= 1024 * 1024:
+        amount = f"{size / (1024 * 1024):.1f} MB"
+    elif size >= 1024:
+        amount = f"{size / 1024:.0f} KB"
+    else:
+        amount = f"{size} bytes"
+    files = "1 file" if metrics.media_files == 1 else f"{metrics.media_files} files"
+    extra = []
+    if metrics.media_pending:
+        extra.append(f"{metrics.media_pending} downloading")
+    if metrics.media_failed:
+        extra.append(f"{metrics.media_failed} could not be downloaded")
+    return f"Media kept: {files}, {amount}" + (f" ({', '.join(extra)})" if extra else "")
+
+
 def _point(x: float, y: float) -> QPointF:
     return QPointF(x, y)
 
@@ -172,9 +190,13 @@ class HealthView(QWidget):
         charts = QHBoxLayout()
         charts.addWidget(self.gap_chart)
         charts.addWidget(self.rate_chart)
+        # Disk use of customers' photos, voice notes and documents kept in the data folder.
+        self.media_label = plain_label("Media kept: none yet")
+        self.media_label.setObjectName("mediaDiskUse")
         layout = QVBoxLayout(self)
         layout.addLayout(tiles)
         layout.addWidget(depth_box)
+        layout.addWidget(self.media_label)
         layout.addLayout(charts, 1)
 
         self._metrics_timer = QTimer(self)
@@ -210,6 +232,7 @@ class HealthView(QWidget):
         self.values["dedupe_rejections"].setText(str(metrics.dedupe_rejections))
         self.values["duplicate_webhooks"].setText(str(metrics.duplicate_webhooks))
         self.values["unattributed_inbound"].setText(str(metrics.unattributed_inbound))
+        self.media_label.setText(media_disk_use_text(metrics))
         p50, p95 = metrics.sent_to_delivered_p50, metrics.sent_to_delivered_p95
         self.values["gap"].setText("—" if p50 is None else f"{p50:.1f} s / {p95 or 0:.1f} s")
         disabled = metrics.webhook_subscriptions_disabled
