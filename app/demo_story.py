@@ -6,6 +6,7 @@ agents and the shop's systems through the backend's HTTP API, as a real day woul
 
 from __future__ import annotations
 
+import base64
 import logging
 import threading
 import time
@@ -17,6 +18,8 @@ from functools import partial
 from typing import Any, Final
 
 import httpx
+
+from backend.sandbox.pictures import cracked_mug
 
 log = logging.getLogger(__name__)
 
@@ -273,7 +276,7 @@ class Story:
 
     # ------------------------------------------------------------------ what customers do
 
-    def customer_sends(self, customer: Customer, **message: str) -> str:
+    def customer_sends(self, customer: Customer, **message: Any) -> str:
         """The customer sends one message (text, image, button_payload, reaction...); its wamid."""
         body = {"from": customer.number, **message}
         with httpx.Client(base_url=self.sandbox_url, timeout=10) as sandbox:
@@ -281,7 +284,7 @@ class Story:
         response.raise_for_status()
         return str(response.json()["wamid"])
 
-    def customer_says(self, customer: Customer, **message: str) -> int:
+    def customer_says(self, customer: Customer, **message: Any) -> int:
         """The customer sends a message; the conversation it went to, once the backend stored it."""
         return self.wait_stored(customer, self.customer_sends(customer, **message))
 
@@ -466,7 +469,13 @@ class Story:
             "I'm so sorry, Marcus! Could you send us a photo of the crack?",
         )
         self.pause(self.typing_seconds)
-        self.customer_says(MARCUS, image="Here it is, the crack is on the left of the handle")
+        photo = {
+            "type": "image",
+            "mime_type": "image/png",
+            "content_b64": base64.b64encode(cracked_mug()).decode(),
+            "caption": "Here it is, the crack is on the left of the handle",
+        }
+        self.customer_says(MARCUS, media=photo)
         self.add_label(STORY_AGENT, conversation, "damaged")
         self.add_note(
             STORY_AGENT, conversation, "@dana Broken in transit, photo above. Replacement or refund?"

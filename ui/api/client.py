@@ -38,6 +38,7 @@ from ui.api.resources import (
     parse_health,
     parse_identity,
     parse_labels,
+    parse_media_state,
     parse_supervisor_page,
     parse_templates,
     parse_thread_page,
@@ -46,6 +47,9 @@ from ui.api.resources import (
 )
 
 R = TypeVar("R")
+
+# A customer's file can be up to 100 MB: its download gets longer than an API call.
+MEDIA_TIMEOUT = httpx.Timeout(120.0, connect=5.0)
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 # A long poll may take `wait` seconds to answer; allow that plus a margin.
@@ -380,6 +384,27 @@ class ApiClient(LibraryCalls, ReportCalls):
     def templates(self) -> list[TemplateInfo]:
         """The templates the business may send."""
         return self._call("GET", api_path("v1", "templates"), parse_templates)
+
+    def media_content(self, media_id: str) -> bytes:
+        """The bytes of a customer's file (GET /v1/media/{id}); ApiError 409 while it is not kept yet."""
+        path = api_path("v1", "media", media_id)
+        try:
+            response = self._http.get(path, timeout=MEDIA_TIMEOUT)
+        except httpx.HTTPError as error:
+            raise ApiError(
+                0, "unreachable", f"cannot reach the backend at {self.base_url}: {error}"
+            ) from None
+        if response.status_code >= 400:
+            try:
+                code, message = parse_error_answer(response.json())
+            except (ValueError, WireFormatError):
+                code, message = BAD_RESPONSE, f"GET {path} answered HTTP {response.status_code}"
+            raise ApiError(response.status_code, code, message)
+        return response.content
+
+    def retry_media(self, media_id: str) -> str:
+        """Ask for a failed download to be tried again; the state it is in now."""
+        return self._call("POST", api_path("v1", "media", media_id, "retry"), parse_media_state)
 
     def metrics(self) -> Metrics:
         """The five measures and the queue depth."""

@@ -35,6 +35,8 @@ SUPERVISOR_DECISION = "supervisor.decision"
 CONVERSATION_STATUS_CHANGED = "conversation.status_changed"
 PRESENCE_CHANGED = "presence.changed"
 NOTE_ADDED = "note.added"
+# A customer's file was downloaded and kept, or could not be: its thread shows the picture or the reason.
+MEDIA_UPDATED = "media.updated"
 CONVERSATION_LABELS_CHANGED = "conversation.labels_changed"
 CANNED_REPLIES_CHANGED = "canned_replies.changed"
 
@@ -323,6 +325,44 @@ def _send_error(fields: _Fields) -> SendError | None:
 
 
 @dataclass(frozen=True)
+class MediaInfo:
+    """A photo, voice note, video, document or sticker a customer sent, and whether it is kept yet."""
+
+    id: str
+    mime_type: str | None
+    filename: str | None
+    caption: str | None
+    size: int | None
+    # pending (still being downloaded) | stored | failed (`error` says why)
+    state: str
+    error: str | None
+
+    @property
+    def kind(self) -> str:
+        """image, audio, video, sticker or document, from the MIME type."""
+        base = (self.mime_type or "").split(";", 1)[0].strip().lower()
+        if base == "image/webp":
+            return "sticker"
+        for kind in ("image", "audio", "video"):
+            if base.startswith(kind + "/"):
+                return kind
+        return "document"
+
+    @classmethod
+    def parse(cls, fields: _Fields) -> MediaInfo:
+        """Read the `media` field of an inbound message."""
+        return cls(
+            id=fields.string("id"),
+            mime_type=fields.optional_string("mime_type"),
+            filename=fields.optional_string("filename"),
+            caption=fields.optional_string("caption"),
+            size=fields.optional_integer("size"),
+            state=fields.string("state"),
+            error=fields.optional_string("error"),
+        )
+
+
+@dataclass(frozen=True)
 class InboundMessage:
     """A message a customer sent."""
 
@@ -335,6 +375,7 @@ class InboundMessage:
     received_at: datetime
     emoji: str | None = None
     placement: str = REPLY
+    media: MediaInfo | None = None
 
     @property
     def is_reaction(self) -> bool:
@@ -361,6 +402,7 @@ class InboundMessage:
             received_at=fields.time("received_at"),
             emoji=fields.optional_string("reaction"),
             placement=fields.string("placement"),
+            media=MediaInfo.parse(media) if (media := fields.optional_nested("media")) is not None else None,
         )
 
     @classmethod
@@ -831,6 +873,11 @@ class Identity:
 
 
 # -- whole answers, one function per route ------------------------------------------------------
+
+
+def parse_media_state(body: object) -> str:
+    """The state in an answer about one media file."""
+    return _Fields(body, "media").string("state")
 
 
 def parse_error_answer(body: object) -> tuple[str, str]:

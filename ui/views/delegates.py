@@ -18,7 +18,8 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QMouseEvent, QPainter, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
-from ui.api.resources import Conversation, InboundMessage, Note, OutboundMessage, ThreadItem
+from ui.api.resources import Conversation, InboundMessage, MediaInfo, Note, OutboundMessage, ThreadItem
+from ui.media import THUMBNAIL_HEIGHT, THUMBNAIL_WIDTH, ThumbnailCache
 from ui.models.paged import ItemRole
 from ui.presentation import plain_error, short_time, status_mark, window_text
 
@@ -43,6 +44,43 @@ MUTED = QColor("#6b7280")
 URGENT = QColor("#dc2626")
 LINK = QColor("#2563eb")
 SELECTED_BORDER = QColor("#2563eb")
+
+
+MEDIA_LABELS = {
+    "image": "📷 Photo",
+    "sticker": "Sticker",
+    "audio": "🎤 Voice note",
+    "video": "🎬 Video",
+    "document": "📄 Document",
+}
+
+
+def size_text(size: int | None) -> str:
+    """`12 KB`, `3.4 MB`; empty when unknown."""
+    if size is None:
+        return ""
+    if size >= 1024 * 1024:
+        return f"{size / (1024 * 1024):.1f} MB"
+    return f"{max(1, round(size / 1024))} KB"
+
+
+def media_line(media: MediaInfo) -> str:
+    """What the bubble says about a file: downloading, could not download (Retry), or what a click does."""
+    label = MEDIA_LABELS.get(media.kind, "File")
+    if media.state == "pending":
+        return f"{label}  ·  downloading…"
+    if media.state == "failed":
+        return f"could not download: {media.error or 'unknown reason'}  ·  Retry"
+    size = size_text(media.size)
+    action = {
+        "image": "click to view",
+        "sticker": "click to view",
+        "audio": "click to play",
+        "video": "click to save",
+        "document": "click to save",
+    }.get(media.kind, "click to save")
+    name = media.filename if media.kind == "document" and media.filename else label
+    return "  ·  ".join(part for part in (name, size, action) if part)
 
 
 class ConversationDelegate(QStyledItemDelegate):
@@ -140,10 +178,16 @@ class ThreadDelegate(QStyledItemDelegate):
 
     # The agent clicked "Link to message…" on an unattributed reply: its wamid.
     link_requested = Signal(str)
+    # The agent clicked a customer's file (to view, play, save or retry it): the InboundMessage.
+    media_activated = Signal(object)
 
-    def __init__(self, view: QWidget) -> None:
+    def __init__(self, view: QWidget, thumbnails: ThumbnailCache | None = None) -> None:
         super().__init__(view)
         self._view = view
+        self._thumbnails = thumbnails
+        if thumbnails is not None:
+            thumbnails.thumbnail_ready.connect(self._thumbnail_arrived)
+            thumbnails.thumbnail_failed.connect(self._thumbnail_arrived)
         self._viewport: QWidget | None = None
         self._size_cache: dict[tuple[str, int], QSize] = {}
         self._lines_cache: dict[str, tuple[str, str, str]] = {}
@@ -152,6 +196,23 @@ class ThreadDelegate(QStyledItemDelegate):
         """Forget measured sizes (after the model changed wholesale)."""
         self._size_cache.clear()
         self._lines_cache.clear()
+
+    def _thumbnail_arrived(self, _media_id: str) -> None:
+        """A picture is ready (or cannot be shown): rows are measured and painted again."""
+        self._size_cache.clear()
+        viewport = getattr(self._view, "viewport", None)
+        if viewport is not None:
+            viewport().update()
+        doc_items_layout = getattr(self._view, "doItemsLayout", None)
+        if doc_items_layout is not None:
+            doc_items_layout()
+
+    def _picture(self, item: ThreadItem) -> MediaInfo | None:
+        """The stored photo or sticker an inbound message shows as a thumbnail, if any."""
+        media = item.media if isinstance(item, InboundMessage) else None
+        if media is not None and media.state == "stored" and media.kind in ("image", "sticker"):
+            return media
+        return None
 
     # -- layout ------------------------------------------------------------------------------
     def _available_width(self, option: QStyleOptionViewItem) -> int:
@@ -177,7 +238,8 @@ class ThreadDelegate(QStyledItemDelegate):
             return f"{item.key}|{item.state}|{len(item.replies)}|{len(item.reactions)}"
         if isinstance(item, Note):
             return f"note|{item.id}"
-        return f"in|{item.wamid}|{item.placement}"
+        media = f"|{item.media.state}" if item.media is not None else ""
+        return f"in|{item.wamid}|{item.placement}{media}"
 
     @staticmethod
     def _compose_lines(item: ThreadItem) -> tuple[str, str, str]:
@@ -206,6 +268,13 @@ class ThreadDelegate(QStyledItemDelegate):
             return f"Reacted {item.emoji or ''}", when, ""
         text = item.text or f"({item.type})"
         extra = f"Not linked to a message  ·  {LINK_TEXT}" if item.needs_placing else ""
+        if item.media is not None:
+            text = item.media.caption or item.media.filename or MEDIA_LABELS.get(item.media.kind, "File")
+            line = media_line(item.media)
+            if extra:
+                when = f"{line}  ·  {when}"
+            else:
+                extra = line
         return text, when, extra
 
     def _bubble_geometry(
@@ -243,6 +312,12 @@ class ThreadDelegate(QStyledItemDelegate):
                 QRect(0, 0, bubble_width - 2 * PADDING, 10000), int(Qt.TextFlag.TextWordWrap), extra
             ).height()
         height = text_height + metrics.height() + extra_height + 2 * PADDING + 4
+        if self._picture(item) is not None:
+            # Room for the thumbnail above the caption.
+            height += THUMBNAIL_HEIGHT + 6
+            bubble_width = max(
+                bubble_width, min(int(width * MAX_BUBBLE_FRACTION), THUMBNAIL_WIDTH + 2 * PADDING)
+            )
         return (
             QRect(0, 0, bubble_width, height),
             QRect(0, 0, bubble_width - 2 * PADDING, text_height),
@@ -305,6 +380,20 @@ class ThreadDelegate(QStyledItemDelegate):
 
         metrics = QFontMetrics(option.font)
         inner = bubble.adjusted(PADDING, PADDING, -PADDING, -PADDING)
+        picture = self._picture(item)
+        if picture is not None:
+            # Fetched and decoded off the GUI thread; until then a placeholder holds its place.
+            image = self._thumbnails.thumbnail(picture.id) if self._thumbnails is not None else None
+            frame = QRect(inner.left(), inner.top(), THUMBNAIL_WIDTH, THUMBNAIL_HEIGHT)
+            if image is not None:
+                painter.drawImage(QPoint(frame.left(), frame.top()), image)
+            else:
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(QColor("#e5e7eb"))
+                painter.drawRect(frame)
+                painter.setPen(MUTED)
+                painter.drawText(frame, int(Qt.AlignmentFlag.AlignCenter), "Loading picture…")
+            inner.setTop(inner.top() + THUMBNAIL_HEIGHT + 6)
         painter.setPen(QColor("#111827"))
         text_area = QRect(inner.left(), inner.top(), inner.width(), text_rect.height())
         painter.drawText(text_area, int(Qt.TextFlag.TextWordWrap), text)
@@ -326,7 +415,11 @@ class ThreadDelegate(QStyledItemDelegate):
             extra_rect = QRect(
                 inner.left(), caption_rect.bottom() + 2, inner.width(), inner.bottom() - caption_rect.bottom()
             )
-            if isinstance(item, InboundMessage):
+            if isinstance(item, InboundMessage) and not item.needs_placing:
+                failed = item.media is not None and item.media.state == "failed"
+                painter.setPen(URGENT if failed else MUTED)
+                painter.drawText(extra_rect, int(Qt.TextFlag.TextWordWrap), extra)
+            elif isinstance(item, InboundMessage):
                 painter.setPen(UNATTRIBUTED_BORDER.darker(130))
                 prefix = extra[: -len(LINK_TEXT)]
                 painter.drawText(extra_rect, int(Qt.AlignmentFlag.AlignLeft), prefix)
@@ -347,8 +440,16 @@ class ThreadDelegate(QStyledItemDelegate):
     def editorEvent(
         self, event: QEvent, model: QAbstractItemModel, option: QStyleOptionViewItem, index: AnyIndex
     ) -> bool:
-        """A click on an unattributed reply asks to link it."""
+        """A click on an unattributed reply asks to link it; a click on a customer's file opens it."""
         item = index.data(ItemRole)
+        if (
+            event.type() == QEvent.Type.MouseButtonRelease
+            and isinstance(item, InboundMessage)
+            and item.media is not None
+            and not item.needs_placing
+        ):
+            self.media_activated.emit(item)
+            return True
         if (
             event.type() == QEvent.Type.MouseButtonRelease
             and isinstance(item, InboundMessage)

@@ -43,6 +43,7 @@ from ui.api.resources import (
     OutboundMessage,
     Viewer,
 )
+from ui.media import ThumbnailCache
 from ui.models.conversations import DEFAULT_STATUSES, ConversationListModel
 from ui.models.paged import ItemRole
 from ui.models.thread import ThreadModel
@@ -52,6 +53,7 @@ from ui.views.composer import Composer
 from ui.views.delegates import ConversationDelegate, ThreadDelegate
 from ui.views.details import DetailsPane
 from ui.views.linking import LinkDialog
+from ui.views.media_actions import MediaActions
 from ui.views.plain_text import plain_label
 
 VIEWS = (("Mine", "mine"), ("Unassigned", "unassigned"), ("All", "all"))
@@ -302,9 +304,15 @@ class InboxView(QWidget):
         self.thread_view.setExpandsOnDoubleClick(False)
         self.thread_view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.thread_view.setModel(self.thread_model)
-        self.thread_delegate = ThreadDelegate(self.thread_view)
+        # Customers' pictures: fetched and decoded off the GUI thread, kept while the client runs.
+        self.thumbnails = ThumbnailCache(api, runner, self)
+        self.thread_delegate = ThreadDelegate(self.thread_view, self.thumbnails)
         self.thread_view.setItemDelegate(self.thread_delegate)
         self.thread_delegate.link_requested.connect(self.open_link_dialog)
+        self.media_actions = MediaActions(api, runner, self)
+        self.thread_delegate.media_activated.connect(self.media_actions.open)
+        self.media_actions.status_message.connect(self.status_message)
+        self.media_actions.retry_started.connect(self._media_retry_started)
         self.thread_view.selectionModel().selectionChanged.connect(self._message_selection_changed)
         self.thread_model.modelReset.connect(self._thread_reset)
         self.thread_model.rowsInserted.connect(self._thread_rows_inserted)
@@ -699,6 +707,11 @@ class InboxView(QWidget):
 
     def _action_failed(self, error: Exception) -> None:
         self.status_message.emit(error.message if isinstance(error, ApiError) else str(error))
+
+    def _media_retry_started(self, media_id: str) -> None:
+        """A failed file is downloading again: the thread shows it so, then the picture once kept."""
+        self.thumbnails.forget(media_id)
+        self.thread_model.refresh()
 
     def open_link_dialog(self, wamid: str) -> None:
         """Ask which recent message an unattributed reply answers."""

@@ -25,6 +25,7 @@ from ui.api.resources import (
     CONVERSATION_STATUS_CHANGED,
     INBOUND_ATTRIBUTED,
     INBOUND_RECEIVED,
+    MEDIA_UPDATED,
     MESSAGE_QUEUED,
     MESSAGE_STATE_CHANGED,
     NOTE_ADDED,
@@ -402,6 +403,9 @@ class MainWindow(QMainWindow):
                     and event.message_type != "reaction"
                 ):
                     self._notify_reply(conversation_id)
+            elif event.type == MEDIA_UPDATED:
+                if conversation_id is not None and conversation_id == current:
+                    self._thread_timer.start()
             elif event.type == INBOUND_ATTRIBUTED:
                 self._work_queue_timer.start()
                 if conversation_id is not None and conversation_id == current:

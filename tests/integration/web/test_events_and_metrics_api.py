@@ -147,6 +147,7 @@ def test_metrics_report_the_five_measures_and_the_queue(api: Api) -> None:
         "outgoing_deliveries_failed": 0,
         "last_backup_at": None,
         "data_folder_free_bytes": measures["data_folder_free_bytes"],
+        "media": {"files": 0, "bytes": 0, "pending": 0, "failed": 0},
     }
     assert measures["data_folder_free_bytes"] > 0
     assert set(measures["queue_depth"]) >= {"queued", "unknown", "held", "failed"}
