@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from http import HTTPStatus
 from typing import Any, TypeVar
@@ -28,6 +29,7 @@ from ui.api.resources import (
     SupervisorItem,
     TemplateInfo,
     ThreadPage,
+    UploadedMedia,
     Viewer,
     WireFormatError,
     WorkItem,
@@ -50,6 +52,8 @@ R = TypeVar("R")
 
 # A customer's file can be up to 100 MB: its download gets longer than an API call.
 MEDIA_TIMEOUT = httpx.Timeout(120.0, connect=5.0)
+# Uploads go in pieces this large, so their progress bar moves.
+UPLOAD_CHUNK = 64 * 1024
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 # A long poll may take `wait` seconds to answer; allow that plus a margin.
@@ -122,6 +126,7 @@ class ApiClient(LibraryCalls, ReportCalls):
         json: Any = None,
         headers: Mapping[str, str] | None = None,
         timeout: httpx.Timeout | None = None,
+        content: Iterator[bytes] | None = None,
     ) -> R:
         """Send one request and parse its body; every failure becomes an ApiError."""
         return self._call_with_headers(
@@ -132,6 +137,7 @@ class ApiClient(LibraryCalls, ReportCalls):
             json=json,
             headers=headers,
             timeout=timeout,
+            content=content,
         )
 
     def _call_with_headers(
@@ -144,6 +150,7 @@ class ApiClient(LibraryCalls, ReportCalls):
         json: Any = None,
         headers: Mapping[str, str] | None = None,
         timeout: httpx.Timeout | None = None,
+        content: Iterator[bytes] | None = None,
     ) -> R:
         """Send one request and parse its body and headers; every failure becomes an ApiError."""
         clean_params = {name: value for name, value in (params or {}).items() if value is not None}
@@ -153,6 +160,7 @@ class ApiClient(LibraryCalls, ReportCalls):
                 path,
                 params=clean_params,
                 json=json,
+                content=content,
                 headers=headers,
                 timeout=timeout or DEFAULT_TIMEOUT,
             )
@@ -324,11 +332,18 @@ class ApiClient(LibraryCalls, ReportCalls):
         *,
         text: str | None = None,
         template: Mapping[str, Any] | None = None,
+        media: Mapping[str, Any] | None = None,
         seen_up_to: datetime | None = None,
         force: bool = False,
     ) -> MessageStatus:
-        """Send text or a template once per key; refused if others wrote after `seen_up_to` unless `force`."""
-        payload: dict[str, Any] = {"text": text} if template is None else {"template": dict(template)}
+        """Send text, a template or a file once per key; refused if others wrote after `seen_up_to` unless
+        `force`. `media` is {"kind", "media" (the id POST /v1/media gave), "caption"?, "filename"?}."""
+        payload: dict[str, Any]
+        if media is not None:
+            spec = {name: value for name, value in media.items() if name != "kind" and value}
+            payload = {str(media["kind"]): spec}
+        else:
+            payload = {"text": text} if template is None else {"template": dict(template)}
         if seen_up_to is not None:
             payload["seen_up_to"] = _iso(seen_up_to)
         if force:
@@ -401,6 +416,47 @@ class ApiClient(LibraryCalls, ReportCalls):
                 code, message = BAD_RESPONSE, f"GET {path} answered HTTP {response.status_code}"
             raise ApiError(response.status_code, code, message)
         return response.content
+
+    def upload_media(
+        self,
+        filename: str,
+        content: bytes,
+        mime_type: str,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> UploadedMedia:
+        """POST /v1/media as multipart (field `file`), telling `progress` (sent, total) as bytes leave."""
+        boundary = f"inbox-{uuid.uuid4().hex}"
+        safe_name = filename.replace('"', "").replace("\r", "").replace("\n", "") or "file"
+        head = (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{safe_name}"\r\n'
+            f"Content-Type: {mime_type}\r\n\r\n"
+        ).encode()
+        tail = f"\r\n--{boundary}--\r\n".encode()
+        total = len(head) + len(content) + len(tail)
+
+        def body() -> Iterator[bytes]:
+            sent = 0
+            for part in (
+                head,
+                *(content[i : i + UPLOAD_CHUNK] for i in range(0, len(content), UPLOAD_CHUNK)),
+                tail,
+            ):
+                yield part
+                sent += len(part)
+                if progress is not None:
+                    progress(sent, total)
+
+        return self._call(
+            "POST",
+            api_path("v1", "media"),
+            UploadedMedia.from_json,
+            content=body(),
+            headers={
+                "Content-Type": f"multipart/form-data; boundary={boundary}",
+                "Content-Length": str(total),
+            },
+            timeout=MEDIA_TIMEOUT,
+        )
 
     def retry_media(self, media_id: str) -> str:
         """Ask for a failed download to be tried again; the state it is in now."""

@@ -187,6 +187,12 @@ class _Fields:
         value = self._get(name)
         return None if value is None else _Fields(value, self._name(name))
 
+    def nested_if_present(self, name: str) -> _Fields | None:
+        """An object, or None when the field is absent or null (a field only some items carry)."""
+        if name not in self._body or self._body[name] is None:
+            return None
+        return _Fields(self._body[name], self._name(name))
+
     def entries(self, name: str) -> list[_Fields]:
         """A required array of objects."""
         return [
@@ -363,6 +369,27 @@ class MediaInfo:
 
 
 @dataclass(frozen=True)
+class UploadedMedia:
+    """A file uploaded to send: its id for a message, its type, size and SHA-256 (hex)."""
+
+    id: str
+    mime_type: str
+    size: int
+    sha256: str
+
+    @classmethod
+    def from_json(cls, body: object) -> UploadedMedia:
+        """Parse the answer of POST /v1/media."""
+        fields = _Fields(body, "uploaded media")
+        return cls(
+            id=fields.string("id"),
+            mime_type=fields.string("mime_type"),
+            size=fields.integer("size"),
+            sha256=fields.string("sha256"),
+        )
+
+
+@dataclass(frozen=True)
 class InboundMessage:
     """A message a customer sent."""
 
@@ -402,7 +429,9 @@ class InboundMessage:
             received_at=fields.time("received_at"),
             emoji=fields.optional_string("reaction"),
             placement=fields.string("placement"),
-            media=MediaInfo.parse(media) if (media := fields.optional_nested("media")) is not None else None,
+            media=MediaInfo.parse(media)
+            if (media := fields.nested_if_present("media")) is not None
+            else None,
         )
 
     @classmethod
@@ -737,7 +766,7 @@ class Metrics:
         """Parse the metrics object."""
         fields = _Fields(body, "metrics")
         gap = fields.nested("sent_to_delivered_seconds")
-        media = fields.optional_nested("media")
+        media = fields.nested_if_present("media")
         return cls(
             sending_over_1m=fields.integer("sending_over_1m"),
             dedupe_rejections=fields.integer("dedupe_rejections"),

@@ -2,30 +2,35 @@
 
 from __future__ import annotations
 
+import mimetypes
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
+from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMimeData, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QImage, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractButton,
     QButtonGroup,
     QComboBox,
+    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLineEdit,
     QMessageBox,
     QPlainTextEdit,
+    QProgressBar,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from ui.api.client import ApiClient, ApiError, ConversationChangedError
-from ui.api.resources import ColleagueMessage, MessageStatus, Note, TemplateInfo
+from ui.api.resources import ColleagueMessage, MessageStatus, Note, TemplateInfo, UploadedMedia
 from ui.presentation import short_time, window_text
 from ui.runner import BackgroundRunner
 from ui.views.canned import CannedReplyProvider, attach_canned_picker
@@ -55,11 +60,88 @@ def colleague_text(messages: list[ColleagueMessage]) -> str:
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class Attachment:
+    """A file the agent attached to the draft: its name, bytes and MIME type."""
+
+    name: str
+    content: bytes
+    mime_type: str
+
+    @property
+    def kind(self) -> str:
+        """How it is sent: image (jpeg, png), audio, video, or else a document."""
+        if self.mime_type in ("image/jpeg", "image/png"):
+            return "image"
+        for kind in ("audio", "video"):
+            if self.mime_type.startswith(kind + "/"):
+                return kind
+        return "document"
+
+    def describe(self) -> str:
+        """`Attached: invoice.pdf · 12 KB`."""
+        size = len(self.content)
+        amount = (
+            f"{size / (1024 * 1024):.1f} MB" if size >= 1024 * 1024 else f"{max(1, round(size / 1024))} KB"
+        )
+        return f"Attached: {self.name}  ·  {amount}"
+
+
+def read_attachment(path: Path) -> Attachment:
+    """A file from disk as an attachment (read off the GUI thread)."""
+    mime_type, _ = mimetypes.guess_type(path.name)
+    return Attachment(path.name, path.read_bytes(), mime_type or "application/octet-stream")
+
+
+def image_attachment(image: QImage) -> Attachment:
+    """A pasted picture as a PNG attachment."""
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")  # type: ignore[call-overload]  # the stub says bytes; PySide6 takes str
+    buffer.close()
+    return Attachment("pasted-image.png", bytes(data.data()), "image/png")
+
+
+def choose_file(parent: QWidget | None) -> Path | None:
+    """Ask which file to attach (the platform's open dialog)."""
+    chosen, _ = QFileDialog.getOpenFileName(parent, "Attach a file")
+    return Path(chosen) if chosen else None
+
+
+class ComposerTextBox(QPlainTextEdit):
+    """The draft's text box: a pasted picture or dropped files become attachments, not text."""
+
+    # A picture was pasted (a QImage).
+    image_pasted = Signal(object)
+    # Files were dropped or pasted: their local paths.
+    files_dropped = Signal(list)
+
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
+        """Pictures and files are welcome besides text."""
+        return source.hasImage() or source.hasUrls() or super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        """A picture or local files are attached; anything else is pasted as plain text."""
+        if source.hasImage():
+            image = source.imageData()
+            if isinstance(image, QImage) and not image.isNull():
+                self.image_pasted.emit(image)
+                return
+        paths = [Path(url.toLocalFile()) for url in source.urls() if url.isLocalFile()]
+        if paths:
+            self.files_dropped.emit(paths)
+            return
+        super().insertFromMimeData(source)
+
+
 class Composer(QWidget):
     """Writes replies and notes; one Idempotency-Key per draft, so a double click sends once."""
 
     # A reply was accepted by the backend: the message as it answered.
     reply_sent = Signal(object)
+    # Bytes of an attachment's upload sent so far, and in all (emitted from the upload's thread).
+    upload_progressed = Signal(int, int)
     # A reply was refused or could not be sent: the reason in words.
     reply_failed = Signal(str)
     # A note was added to the thread: the ui.api.resources.Note.
@@ -76,10 +158,15 @@ class Composer(QWidget):
         parent: QWidget | None = None,
         *,
         newest_seen: Callable[[], datetime | None] | None = None,
+        file_chooser: Callable[[QWidget | None], Path | None] = choose_file,
     ) -> None:
         super().__init__(parent)
         self._api = api
         self._runner = runner
+        self._choose_file = file_chooser
+        # The file attached to the draft (sent with the text as its caption), and that caption.
+        self.attachment: Attachment | None = None
+        self._caption = ""
         # When the newest thread entry on screen was written: a reply says what its author saw.
         self._newest_seen = newest_seen
         self._conversation_id: int | None = None
@@ -120,8 +207,10 @@ class Composer(QWidget):
         mode_row.addStretch(1)
         mode_row.addWidget(self.window_label)
 
-        self.text_box = QPlainTextEdit()
+        self.text_box = ComposerTextBox()
         self.text_box.setAccessibleName("Reply text")
+        self.text_box.image_pasted.connect(self.attach_image)
+        self.text_box.files_dropped.connect(self._files_dropped)
         self.text_box.setPlaceholderText(REPLY_PLACEHOLDER)
         self.text_box.setMaximumHeight(80)
         self.text_box.textChanged.connect(self._text_changed)
@@ -161,7 +250,30 @@ class Composer(QWidget):
         template_row.addWidget(self.send_template_button)
         template_layout.addLayout(template_row)
         self.template_page = template_page
+        self.attach_button = QPushButton("Attach…")
+        self.attach_button.setAccessibleName("Attach a file")
+        self.attach_button.setToolTip("Attach a photo, voice note, video or document (or drop or paste one)")
+        self.attach_button.clicked.connect(self.choose_attachment)
+        self.attachment_label = plain_label("")
+        self.attachment_label.setAccessibleName("Attached file")
+        self.remove_attachment_button = QPushButton("Remove")
+        self.remove_attachment_button.setAccessibleName("Remove the attached file")
+        self.remove_attachment_button.clicked.connect(self.remove_attachment)
+        self.upload_bar = QProgressBar()
+        self.upload_bar.setAccessibleName("Upload progress")
+        self.upload_bar.setTextVisible(False)
+        self.upload_bar.setMaximumHeight(8)
+        self.upload_bar.setVisible(False)
+        self.upload_progressed.connect(self._show_upload)
+        self.attachment_row = QWidget()
+        attachment_layout = QHBoxLayout(self.attachment_row)
+        attachment_layout.setContentsMargins(0, 0, 0, 0)
+        attachment_layout.addWidget(self.attachment_label)
+        attachment_layout.addWidget(self.remove_attachment_button)
+        attachment_layout.addWidget(self.upload_bar, 1)
+        self.attachment_row.setVisible(False)
         text_row = QHBoxLayout()
+        text_row.addWidget(self.attach_button, 0, Qt.AlignmentFlag.AlignBottom)
         text_row.addWidget(self.text_box, 1)
         text_row.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
         self._showing_templates = False
@@ -169,6 +281,7 @@ class Composer(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 4, 8, 8)
         layout.addLayout(mode_row)
+        layout.addWidget(self.attachment_row)
         layout.addLayout(text_row)
         layout.addWidget(self.template_page)
         layout.addWidget(self.status_label)
@@ -318,6 +431,8 @@ class Composer(QWidget):
         self._showing_templates = enabled and not is_open and not self._writing_note
         self.template_page.setVisible(self._showing_templates)
         self.send_button.setEnabled(enabled and may_write and not self._sending)
+        # Files go in the customer's window, as replies (a note never carries one).
+        self.attach_button.setEnabled(enabled and is_open and not self._writing_note and not self._sending)
         self.send_template_button.setEnabled(enabled and not self._sending and bool(self._templates))
         self._show_countdown()
 
@@ -369,6 +484,9 @@ class Composer(QWidget):
         if self._writing_note:
             self._add_note()
             return
+        if self.window_open and not self.showing_templates and self.attachment is not None:
+            self._send_attachment(self.attachment, self.text_box.toPlainText().strip())
+            return
         if self.window_open and not self.showing_templates:
             text = self.text_box.toPlainText().strip()
             if not text:
@@ -404,6 +522,7 @@ class Composer(QWidget):
             request["key"],
             text=request.get("text"),
             template=request.get("template"),
+            media=request.get("media"),
             seen_up_to=request["seen_up_to"],
             force=force,
         )
@@ -425,6 +544,8 @@ class Composer(QWidget):
             self._other_draft = ""
         for field in self.parameter_fields:
             field.clear()
+        if self.attachment is not None and not self._writing_note:
+            self.remove_attachment()
         self._start_new_draft()
         self._apply_window()
         self.reply_sent.emit(message)
@@ -447,6 +568,100 @@ class Composer(QWidget):
         self.status_label.setText(reason)
         self._apply_window()
         self.reply_failed.emit(reason)
+
+    # -- attachments -----------------------------------------------------------------------------
+    def choose_attachment(self) -> None:
+        """Ask for a file and attach it."""
+        path = self._choose_file(self)
+        if path is not None:
+            self.attach_file(path)
+
+    def attach_file(self, path: Path) -> None:
+        """Attach a file from disk (read in the background)."""
+        if self._runner is None:
+            return
+        self._runner.submit(partial(read_attachment, path), self._attachment_read, self._attachment_failed)
+
+    def _files_dropped(self, paths: list[Path]) -> None:
+        if paths:
+            self.attach_file(paths[0])
+
+    @Slot(object)
+    def attach_image(self, image: QImage) -> None:
+        """Attach a pasted picture."""
+        self._attachment_read(image_attachment(image))
+
+    @Slot(object)
+    def _attachment_read(self, attachment: Attachment) -> None:
+        self.attachment = attachment
+        self.attachment_label.setText(attachment.describe())
+        self.attachment_row.setVisible(True)
+        self.text_box.setPlaceholderText("Add a caption…  (Ctrl+Enter sends)")
+        self.status_label.setText("")
+
+    @Slot(object)
+    def _attachment_failed(self, error: Exception) -> None:
+        self.status_label.setText(f"Could not attach the file: {error}")
+
+    def remove_attachment(self) -> None:
+        """Drop the attached file from the draft."""
+        self.attachment = None
+        self.attachment_row.setVisible(False)
+        self.upload_bar.setVisible(False)
+        self._apply_window()
+
+    def _report_upload(self, sent: int, total: int) -> None:
+        # Called on the upload's worker thread: the signal carries it to the GUI thread.
+        self.upload_progressed.emit(sent, total)
+
+    @Slot(int, int)
+    def _show_upload(self, sent: int, total: int) -> None:
+        self.upload_bar.setVisible(True)
+        self.upload_bar.setMaximum(max(1, total))
+        self.upload_bar.setValue(sent)
+
+    def _send_attachment(self, attachment: Attachment, caption: str) -> None:
+        if self._api is None or self._runner is None:
+            return
+        if attachment.kind == "audio" and caption:
+            self.status_label.setText(
+                "A voice note or audio file takes no caption; send the words on their own."
+            )
+            return
+        self._sending = True
+        self._apply_window()
+        self.status_label.setText("Uploading…")
+        self._caption = caption
+        call = partial(
+            self._api.upload_media,
+            attachment.name,
+            attachment.content,
+            attachment.mime_type,
+            self._report_upload,
+        )
+        self._runner.submit(call, self._uploaded, self._on_failed)
+
+    @Slot(object)
+    def _uploaded(self, uploaded: UploadedMedia) -> None:
+        attachment = self.attachment
+        if attachment is None:
+            self._sending = False
+            self._apply_window()
+            return
+        media: dict[str, Any] = {"kind": attachment.kind, "media": uploaded.id}
+        if self._caption and attachment.kind != "audio":
+            media["caption"] = self._caption
+        if attachment.kind == "document":
+            media["filename"] = attachment.name
+        seen_up_to = self._newest_seen() if self._newest_seen is not None else None
+        self._pending_reply = {
+            "conversation_id": self._conversation_id,
+            "key": self._draft_key,
+            "seen_up_to": seen_up_to,
+            "media": media,
+        }
+        self._sending = False
+        self._submit_reply(force=False)
 
     # -- a colleague wrote meanwhile -------------------------------------------------------------
     def _ask_send_anyway(self, messages: list[ColleagueMessage]) -> None:

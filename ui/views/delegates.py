@@ -47,11 +47,11 @@ SELECTED_BORDER = QColor("#2563eb")
 
 
 MEDIA_LABELS = {
-    "image": "📷 Photo",
+    "image": "Photo",
     "sticker": "Sticker",
-    "audio": "🎤 Voice note",
-    "video": "🎬 Video",
-    "document": "📄 Document",
+    "audio": "Voice note",
+    "video": "Video",
+    "document": "Document",
 }
 
 
