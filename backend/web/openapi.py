@@ -1046,6 +1046,69 @@ def _paths() -> dict[str, Schema]:
                 ],
             )
         },
+        "/v1/media": {
+            "post": _operation(
+                "Upload a file to send (multipart/form-data, field `file`)",
+                _responses(
+                    {
+                        201: (
+                            "The file, kept; its id goes in a message's image, audio, video or document",
+                            _object(
+                                {
+                                    "id": _STRING,
+                                    "mime_type": _STRING,
+                                    "size": {"type": "integer"},
+                                    "sha256": {"type": "string", "description": "hex SHA-256 of the bytes"},
+                                },
+                                ["id", "mime_type", "size", "sha256"],
+                            ),
+                        )
+                    },
+                    [400, 401, 413],
+                ),
+                description=(
+                    "Meta's limits: image (jpeg, png) 5 MB, audio (aac, amr, mpeg, mp4, ogg) 16 MB, "
+                    "video (mp4, 3gpp) 16 MB, document 100 MB, sticker (webp) 500 KB. "
+                    "400 unsupported_media_type for another type, 413 media_too_large past the limit, "
+                    "400 invalid_media without `file`."
+                ),
+                requestBody={
+                    "required": True,
+                    "content": {
+                        "multipart/form-data": {
+                            "schema": _object({"file": {"type": "string", "format": "binary"}}, ["file"])
+                        }
+                    },
+                },
+            ),
+        },
+        "/v1/media/{media_id}": {
+            "get": _operation(
+                "A file's bytes: a customer's (by Meta's media id) or an upload",
+                {
+                    "200": {
+                        "description": "The bytes, their Content-Type and a Content-Disposition filename",
+                        "content": {
+                            "application/octet-stream": {"schema": {"type": "string", "format": "binary"}}
+                        },
+                    },
+                    **_responses({}, [401, 404, 409]),
+                },
+                description="409 media_not_ready while it is downloading from WhatsApp or after it failed.",
+                parameters=[_path("media_id", _STRING)],
+            ),
+        },
+        "/v1/media/{media_id}/retry": {
+            "post": _operation(
+                "Download a customer's file that failed once more",
+                _responses(
+                    {202: ("Pending again", _object({"id": _STRING, "state": _STRING}, ["id", "state"]))},
+                    [401, 404, 409],
+                ),
+                description="409 media_not_failed unless its download failed. Also: `inbox media retry`.",
+                parameters=[_path("media_id", _STRING)],
+            ),
+        },
         "/v1/canned-replies": {
             "get": _operation(
                 "Canned replies by shortcut",
