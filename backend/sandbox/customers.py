@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from backend.domain.phone import InvalidNumberError, normalize_number
 from backend.sandbox.graph import SendRequest
+from backend.sandbox.pictures import voice_note
 
 NAMES: Final = (
     "Ana Souza",
@@ -86,8 +87,9 @@ def customer_numbers(count: int) -> list[str]:
 SendInbound = Callable[[str, dict[str, Any], str | None], str]
 # (bytes, MIME type, file name or None) -> a media id the sandbox serves them under
 KeepMedia = Callable[[bytes, str, str | None], str]
-# How often a customer who writes first sends a photo instead of words.
+# How often a customer who writes first sends a photo, or a voice note, instead of words.
 PHOTO_RATE: Final = 0.1
+VOICE_NOTE_RATE: Final = 0.05
 PHOTO_CAPTIONS: Final = ("Here's a photo", "This one arrived broken", "Is this the right one?")
 
 
@@ -209,8 +211,13 @@ class SimulatedCustomers:
                 continue
             number = self._rng.choice(idle)
             self._last_active[number] = now
-            if self._rng.random() < PHOTO_RATE:
+            roll = self._rng.random()
+            if roll < PHOTO_RATE:
                 self._send_inbound(number, self.image_fields(self._rng.choice(PHOTO_CAPTIONS)), None)
+                continue
+            if roll > 1.0 - VOICE_NOTE_RATE:
+                note = voice_note(self._rng.uniform(1.0, 4.0))
+                self._send_inbound(number, self.media_fields("audio", "audio/amr", note), None)
                 continue
             self._send_inbound(number, {"type": "text", "text": {"body": self._rng.choice(OPENERS)}}, None)
 

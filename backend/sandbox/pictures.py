@@ -1,4 +1,4 @@
-"""Pictures the sandbox's customers send, drawn here as PNG bytes (no image library needed)."""
+"""Files the sandbox's customers send, made here: pictures as PNG bytes, voice notes as AMR."""
 
 from __future__ import annotations
 
@@ -56,3 +56,19 @@ def cracked_mug(width: int = 240, height: int = 180) -> bytes:
         return (_TABLE[0] - 12, _TABLE[1] - 12, _TABLE[2] - 12) if grain else _TABLE
 
     return png(width, height, pixel)
+
+
+# AMR-NB at 12.2 kbit/s: a header byte then 31 bytes per 20 ms frame (RFC 4867's file format).
+_AMR_MAGIC = b"#!AMR\n"
+_AMR_FRAME_HEADER = 0x3C
+_AMR_FRAME_BYTES = 31
+_AMR_FRAMES_PER_SECOND = 50
+
+
+def voice_note(seconds: float = 2.0) -> bytes:
+    """A short AMR voice note (a quiet hum), a type WhatsApp takes as audio."""
+    frames = bytearray(_AMR_MAGIC)
+    for number in range(max(1, int(seconds * _AMR_FRAMES_PER_SECOND))):
+        frames.append(_AMR_FRAME_HEADER)
+        frames.extend(((number * 7 + index * 13) % 256) for index in range(_AMR_FRAME_BYTES))
+    return bytes(frames)

@@ -298,3 +298,25 @@ def test_a_pasted_picture_becomes_an_attachment_and_a_dropped_file_too(
     composer.remove_attachment()
     composer.text_box.insertFromMimeData(words)
     assert composer.attachment is None and composer.text_box.toPlainText() == "just words"
+
+
+def test_the_health_tab_shows_the_media_store_s_disk_use() -> None:
+    from ui.api.resources import Metrics
+    from ui.views.health import media_disk_use_text
+
+    metrics = Metrics.from_json(
+        {
+            "sending_over_1m": 0,
+            "dedupe_rejections": 0,
+            "duplicate_webhooks": 0,
+            "unattributed_inbound": 0,
+            "webhook_parse_failures": 0,
+            "sent_to_delivered_seconds": {"p50": None, "p95": None},
+            "queue_depth": {},
+            "media": {"files": 12, "bytes": 3 * 1024 * 1024 + 400 * 1024, "pending": 1, "failed": 2},
+        }
+    )
+    assert (
+        media_disk_use_text(metrics)
+        == "Media kept: 12 files, 3.4 MB (1 downloading, 2 could not be downloaded)"
+    )

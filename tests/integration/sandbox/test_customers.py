@@ -242,3 +242,18 @@ def test_a_customer_starts_no_new_topic_while_in_a_chat(
     time.sleep(0.3)
     senders = [message["from"] for message in sink.messages()]
     assert len(senders) == len(set(senders)), senders
+
+
+def test_simulated_customers_send_photos_and_voice_notes_sometimes(
+    start_sandbox: Callable[..., Sandbox], sink: WebhookSink
+) -> None:
+    sandbox = start_sandbox(webhook_url=sink.url, customers=40, customer_interval_seconds=2.0, seed=11)
+    sink.wait_for(lambda s: {"image", "audio"} <= {m["type"] for m in s.messages()}, timeout=30)
+    messages = sink.messages()
+    assert sum(1 for m in messages if m["type"] == "text") > sum(1 for m in messages if m["type"] != "text")
+    note = next(m for m in messages if m["type"] == "audio")["audio"]
+    assert note["mime_type"] == "audio/amr" and note["voice"] is False
+    with graph_client(sandbox) as client:
+        info = client.get(f"{sandbox.graph_url}/{note['id']}").json()
+        content = client.get(info["url"]).content
+    assert content.startswith(b"#!AMR\n") and len(content) == info["file_size"]
