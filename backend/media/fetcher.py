@@ -175,6 +175,10 @@ class MediaFetcher:
             .order_by(MediaFile.next_attempt_at, MediaFile.id)
             .limit(self.batch_size)
         )
+        # An idle fetcher only reads: the write lock (SQLite has one) is taken when there is work.
+        with self._database.reader() as session:
+            if session.execute(query.with_only_columns(MediaFile.id).limit(1)).first() is None:
+                return []
         if not self._database.is_sqlite:
             # Several worker processes share the queue; each takes rows no other holds.
             query = query.with_for_update(skip_locked=True)

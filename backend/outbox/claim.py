@@ -50,6 +50,8 @@ from backend.outbox.state_writes import (
 from backend.settings import Settings
 
 PACING: Table = PacingSlot.__table__  # type: ignore[assignment]
+# How long a file's message waits before the claim looks again whether Meta holds the file yet.
+MEDIA_WAIT = timedelta(seconds=1)
 # Priority levels looked at per claim; more distinct levels than this wait for a later claim.
 MAX_PRIORITY_LEVELS = 8
 # States that mean a business-initiated send reached (or may have reached) the customer.
@@ -305,10 +307,6 @@ def _due_rows(session: Session, now: datetime, fetch: int, postgres: bool) -> li
         OutboxMessage.business_initiated,
         OutboxMessage.media_id,
     )
-    # A file's message is due only once Meta holds the file (uploaded within its validity): the
-    # upload happens before the row can be claimed, so a failed upload never touches the row.
-    uploaded = select(MediaFile.media_id).where(MediaFile.graph_uploaded_at > now - GRAPH_MEDIA_VALIDITY)
-    media_ready = or_(OutboxMessage.media_id.is_(None), OutboxMessage.media_id.in_(uploaded))
     rows: list[Any] = []
     ceiling: int | None = None
     for _ in range(MAX_PRIORITY_LEVELS):
@@ -328,7 +326,6 @@ def _due_rows(session: Session, now: datetime, fetch: int, postgres: bool) -> li
                 OutboxMessage.state == states.QUEUED,
                 OutboxMessage.priority == level,
                 OutboxMessage.not_before <= now,
-                media_ready,
             )
             .order_by(OutboxMessage.not_before, OutboxMessage.id)
             .limit(fetch - len(rows))
@@ -339,17 +336,25 @@ def _due_rows(session: Session, now: datetime, fetch: int, postgres: bool) -> li
     if not rows:
         return []
     windows = _window_closes_at(session, [row.conversation_id for row in rows if row.conversation_id])
-    graph_ids = _graph_media_ids(session, [row.media_id for row in rows if row.media_id])
+    graph_ids = _graph_media_ids(session, [row.media_id for row in rows if row.media_id], now)
+    waiting = {row.id for row in rows if row.media_id and row.media_id not in graph_ids}
+    if waiting:
+        # A file's message goes only once Meta holds the file: the media uploader gives it to Meta
+        # meanwhile, so a failed upload never touches the row (and can never make a second message).
+        later = now + MEDIA_WAIT
+        write_each(session, DEFER, now, [{ROW_ID: row_id, "not_before": later} for row_id in sorted(waiting)])
+        rows = [row for row in rows if row.id not in waiting]
     return [_Row(row, windows.get(row.conversation_id), graph_ids.get(row.media_id)) for row in rows]
 
 
-def _graph_media_ids(session: Session, media_ids: list[str]) -> dict[str, str]:
-    """Meta's ids of these uploaded files, by our media id."""
+def _graph_media_ids(session: Session, media_ids: list[str], now: datetime) -> dict[str, str]:
+    """Meta's ids of these files where Meta still holds them (uploaded within their validity)."""
     if not media_ids:
         return {}
     found = session.execute(
         select(MediaFile.media_id, MediaFile.graph_media_id).where(
-            MediaFile.media_id.in_(sorted(set(media_ids)))
+            MediaFile.media_id.in_(sorted(set(media_ids))),
+            MediaFile.graph_uploaded_at > now - GRAPH_MEDIA_VALIDITY,
         )
     ).all()
     return {media_id: graph_id for media_id, graph_id in found if graph_id}

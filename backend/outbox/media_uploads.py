@@ -120,6 +120,10 @@ class MediaUploader:
             .order_by(MediaFile.id)
             .limit(BATCH)
         )
+        # An idle uploader only reads: the write lock (SQLite has one) is taken when there is work.
+        with self._database.reader() as session:
+            if session.execute(query.with_only_columns(MediaFile.id).limit(1)).first() is None:
+                return []
         if not self._database.is_sqlite:
             query = query.with_for_update(skip_locked=True)
         with self._turns.background(), self._database.transaction() as session:

@@ -4,6 +4,7 @@ once before the claim (never a second message when it fails), and idempotent rep
 from __future__ import annotations
 
 import hashlib
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -115,6 +116,7 @@ def test_a_file_is_uploaded_once_and_both_messages_go_by_meta_s_id(media_stack: 
     assert sender.run_once() == 0
     assert MediaUploader(media_stack.parts).run_once().uploaded == 1
     assert MediaUploader(media_stack.parts).run_once().tried == 0
+    media_stack.clock.advance(1)  # the claim looks again a second after deferring
     assert sender.run_once() == 2
     ledger = media_stack.sandbox.ledger()
     images = [entry for entry in ledger if entry["type"] == "image"]
@@ -123,7 +125,9 @@ def test_a_file_is_uploaded_once_and_both_messages_go_by_meta_s_id(media_stack: 
     assert media_stack.sandbox.stats()["media_uploads"] == 1
     with media_stack.database.reader() as session:
         row = session.scalars(select(MediaFile).where(MediaFile.media_id == media_id)).one()
-    assert row.graph_media_id is not None and row.graph_uploaded_at == media_stack.clock()
+    assert row.graph_media_id is not None and row.graph_uploaded_at == media_stack.clock() - timedelta(
+        seconds=1
+    )
 
     # Thirty days on, Meta no longer holds it: the next message uploads it again.
     media_stack.clock.advance(30 * 86400)
@@ -136,6 +140,7 @@ def test_a_file_is_uploaded_once_and_both_messages_go_by_meta_s_id(media_stack: 
     )
     assert sender.run_once() == 0
     assert MediaUploader(media_stack.parts).run_once().uploaded == 1
+    media_stack.clock.advance(1)  # the claim looks again a second after deferring
     assert sender.run_once() == 1
     assert media_stack.sandbox.stats()["media_uploads"] == 2
 
@@ -158,6 +163,7 @@ def test_a_failed_upload_is_retried_and_never_makes_a_second_message(media_stack
         assert (row.state, row.attempts) == ("queued", 0)
     media_stack.sandbox.set_faults(media_upload_failure_rate=0.0)
     assert uploader.run_once().uploaded == 1
+    media_stack.clock.advance(1)  # the claim looks again a second after deferring
     assert sender.run_once() == 1
     assert sender.run_once() == 0
     sent = [
@@ -220,6 +226,7 @@ def test_an_agent_replies_with_a_photo_in_the_conversation(media_stack: MediaSta
     )
     assert answer.status_code == 202, answer.get_json()
     MediaUploader(media_stack.parts).run_once()
+    media_stack.clock.advance(1)  # the claim looks again a second after deferring
     assert OutboxSender(media_stack.parts).run_once() == 1
     entry = next(e for e in media_stack.sandbox.ledger() if e["biz_opaque_callback_data"] == "reply-photo")
     assert entry["type"] == "image" and entry["body"] == "Is it this one?"
