@@ -8,7 +8,7 @@ import time
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,24 +26,12 @@ from backend.settings import Settings
 from backend.users import create_user
 from backend.web import create_app
 from backend.webhooks.processor import WebhookProcessor
+from tests.integration.web.conftest import FakeClock
 
 START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 GRAPH_TOKEN = "media-test-token"
 PHONE_NUMBER_ID = "100000000000001"
 CUSTOMER = "+16505551234"
-
-
-class FakeClock:
-    """A clock tests move by hand (shared by the backend and the sandbox)."""
-
-    def __init__(self, start: datetime = START) -> None:
-        self.now = start
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
 
 
 def png_bytes(width: int = 3, height: int = 2, seed: int = 0) -> bytes:
@@ -129,7 +117,7 @@ class MediaStack:
 
 @pytest.fixture
 def media_stack(database: Database, database_url: str, tmp_path: Path) -> Iterator[MediaStack]:
-    clock = FakeClock()
+    clock = FakeClock(START)
     bodies: list[bytes] = []
     holder: list[BackendParts] = []
 
