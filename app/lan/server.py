@@ -21,7 +21,7 @@ from cheroot.wsgi import Server
 
 from app.http_server import RESERVE_THREADS
 from app.lan.certificate import LanCertificate
-from backend.web.factory import MAX_WEBHOOK_BYTES, InboxApp
+from backend.web.factory import MAX_UPLOAD_BODY_BYTES, InboxApp
 from backend.web.long_polls import LONG_POLL_SLOTS
 
 log = logging.getLogger(__name__)
@@ -143,7 +143,9 @@ class LanServer:
         self._server.ssl_adapter = _HandshakeOnFirstRead(server_context(certificate))
         # Cheroot keeps at most 10 idle keep-alive connections by default; every desk keeps one or two.
         self._server.keep_alive_conn_limit = 1000
-        self._server.max_request_body_size = MAX_WEBHOOK_BYTES
+        # Large enough for a media upload (POST /v1/media); the app refuses other large bodies itself,
+        # from their Content-Length, and reads no more than 3 MB of a chunked one.
+        self._server.max_request_body_size = MAX_UPLOAD_BODY_BYTES
         self._thread = threading.Thread(target=self._run, name=f"lan:{self.port}", daemon=True)
 
     @property
