@@ -313,6 +313,9 @@ def test_the_health_tab_shows_the_media_store_s_disk_use() -> None:
             "webhook_parse_failures": 0,
             "sent_to_delivered_seconds": {"p50": None, "p95": None},
             "queue_depth": {},
+            "webhook_subscriptions_disabled": 0,
+            "outgoing_deliveries_pending": 0,
+            "outgoing_deliveries_failed": 0,
             "media": {"files": 12, "bytes": 3 * 1024 * 1024 + 400 * 1024, "pending": 1, "failed": 2},
         }
     )
