@@ -8,14 +8,10 @@ import sys
 from collections.abc import Sequence
 
 from app.cli_errors import USAGE_STATUS, CommandError
-from app.commands import database, demo, logs, sandbox, serve, service, tls, ui, user, webhooks, worker
+from app.commands import database, demo, logs, media, sandbox, serve, service, tls, ui, user, webhooks, worker
 from backend.settings import SettingsError
 
-COMMANDS = (demo, serve, worker, sandbox, ui, database, user, webhooks, tls, logs, service)
-from app.commands import database, demo, media, sandbox, serve, tls, ui, user, webhooks, worker
-from backend.settings import SettingsError
-
-COMMANDS = (demo, serve, worker, sandbox, ui, database, user, webhooks, tls, media)
+COMMANDS = (demo, serve, worker, sandbox, ui, database, user, webhooks, tls, logs, service, media)
 
 
 def build_parser() -> argparse.ArgumentParser:

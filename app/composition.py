@@ -15,8 +15,8 @@ from backend.inbox.conversation_timers import ConversationTimers
 from backend.inbox.retention import RetentionSweeper
 from backend.inbox.windows import WindowTimers
 from backend.journal import JournalSequencer, JournalSignal, LocalJournalSignal, watch_journal_commits
-from backend.operations.daily import DailyBackup
 from backend.media.fetcher import MediaFetcher
+from backend.operations.daily import DailyBackup
 from backend.outbox.auto_reply import AutoReply
 from backend.outbox.database_clock import DatabaseClock
 from backend.outbox.media_uploads import MediaUploader

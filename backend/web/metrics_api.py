@@ -15,10 +15,9 @@ from backend.dispatch.subscriptions import dispatch_measures
 from backend.domain import states
 from backend.domain.statistics import percentile
 from backend.inbox.inbound import WORK_QUEUE
+from backend.media.records import media_disk_use
 from backend.operations.archive import free_disk_bytes, last_backup
 from backend.web.common import iso, now, require_token, templates
-from backend.media.records import media_disk_use
-from backend.web.common import now, require_token, templates
 from backend.web.context import web_context
 
 SENDING_TOO_LONG = timedelta(minutes=1)
