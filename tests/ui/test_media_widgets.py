@@ -316,6 +316,8 @@ def test_the_health_tab_shows_the_media_store_s_disk_use() -> None:
             "webhook_subscriptions_disabled": 0,
             "outgoing_deliveries_pending": 0,
             "outgoing_deliveries_failed": 0,
+            "last_backup_at": None,
+            "data_folder_free_bytes": None,
             "media": {"files": 12, "bytes": 3 * 1024 * 1024 + 400 * 1024, "pending": 1, "failed": 2},
         }
     )
