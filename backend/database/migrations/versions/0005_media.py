@@ -1,7 +1,7 @@
 """media: customers' photos, voice notes, videos, documents and stickers, and files we upload
 
 Revision ID: 0005
-Revises: 0008
+Revises: 0004
 Create Date: 2026-12-02 09:00:00.000000
 
 One row per media id, its bytes kept in the data folder's media store under their SHA-256.
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0005"
-down_revision: str | None = "0008"
+down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
