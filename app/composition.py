@@ -19,6 +19,7 @@ from backend.operations.daily import DailyBackup
 from backend.outbox.auto_reply import AutoReply
 from backend.outbox.database_clock import DatabaseClock
 from backend.outbox.sender import OutboxSender
+from backend.outbox.template_store import StoredTemplateCatalog
 from backend.outbox.workers import OutboxSweeper
 from backend.parts import BackendParts, Hooks
 from backend.settings import Settings
@@ -54,7 +55,11 @@ def build_parts(
     if clock is None:
         clock = utc_now if database.is_sqlite else DatabaseClock(database)
     if templates is None:
-        templates = load_templates(settings.templates_file)
+        # With a business account the templates come from Meta (synced into the database), else the file.
+        if settings.whatsapp_business_account_id:
+            templates = StoredTemplateCatalog(database)
+        else:
+            templates = load_templates(settings.templates_file)
     if journal_signal is None:
         journal_signal = LocalJournalSignal()
     watch_journal_commits(database, journal_signal.notify)

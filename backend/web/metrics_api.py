@@ -139,7 +139,7 @@ def get_prometheus_metrics() -> Response:
 
 @blueprint.get("/templates")
 def get_templates() -> Response:
-    """The templates the business may send."""
+    """The templates: the file's, or Meta's with their review status (only APPROVED ones can be sent)."""
     listed = [
         {
             "name": template.name,
@@ -148,6 +148,9 @@ def get_templates() -> Response:
             "parameters": list(template.parameters),
             "parameter_count": template.parameter_count,
             "buttons": list(template.buttons),
+            "status": template.status,
+            "category": template.category,
+            "status_reason": template.status_reason,
         }
         for template in templates()
     ]
