@@ -12,6 +12,10 @@ from app.commands import database, demo, logs, sandbox, serve, service, tls, ui,
 from backend.settings import SettingsError
 
 COMMANDS = (demo, serve, worker, sandbox, ui, database, user, webhooks, tls, logs, service)
+from app.commands import database, demo, sandbox, serve, templates, tls, ui, user, webhooks, worker
+from backend.settings import SettingsError
+
+COMMANDS = (demo, serve, worker, sandbox, ui, database, user, webhooks, tls, templates)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -22,7 +22,9 @@ from typing import Any, Final, TypeVar
 import httpx
 
 from backend.clock import Clock, utc_now
+from backend.domain.account_events import QUALITY_FIELD, TEMPLATE_STATUS_FIELD
 from backend.domain.phone import InvalidNumberError, normalize_number
+from backend.sandbox.account import STOPPED_MARKETING, AccountError, SandboxAccount
 from backend.sandbox.customers import (
     IMAGE_BYTES,
     IMAGE_SHA256,
@@ -57,6 +59,7 @@ T = TypeVar("T")
 
 SEND_PATH: Final = re.compile(r"^/(v\d+(?:\.\d+)?)/([^/]+)/messages/?$")
 MEDIA_PATH: Final = re.compile(r"^/(v\d+(?:\.\d+)?)/(\d+)/?$")
+TEMPLATES_PATH: Final = re.compile(r"^/(v\d+(?:\.\d+)?)/([^/]+)/message_templates/?$")
 MAX_REMEMBERED_BUTTONS: Final = 100_000
 MAX_PROFILE_NAME_LENGTH: Final = 100
 # What `POST /_sandbox/inbound` can make a customer send (exactly one per call).
@@ -171,6 +174,11 @@ class LedgerEntry:
         }
 
 
+def _template_key(content: dict[str, Any]) -> tuple[str, str]:
+    """(name, language) of a checked template send."""
+    return str(content.get("name")), str(content.get("language", {}).get("code"))
+
+
 def is_loopback(host: str) -> bool:
     """Whether a peer address is this machine."""
     try:
@@ -269,6 +277,9 @@ class Sandbox:
             self._deliver_inbound,
             self._rng,
             lambda: next(self._media_ids),
+        )
+        self._account = SandboxAccount(
+            self.catalog, self.config.phone_number_id, self.config.display_phone_number
         )
         self._http = HttpServer(self._handle)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -397,10 +408,33 @@ class Sandbox:
             if request.method != "POST":
                 return self._graph_error(unknown_path(), match.group(1))
             return self._send(request, match.group(1), match.group(2))
+        match = TEMPLATES_PATH.match(path)
+        if match is not None and request.method == "GET":
+            return self._templates_page(request, match.group(1), match.group(2))
         match = MEDIA_PATH.match(path)
         if match is not None and request.method == "GET":
+            if match.group(2) == self.config.phone_number_id:
+                return self._number_info(request, match.group(1))
             return self._media_info(request, match.group(1), match.group(2))
         return self._graph_error(unknown_path(), "v23.0")
+
+    def _templates_page(self, request: Request, version: str, account_id: str) -> Response:
+        if request.headers.get("authorization") != f"Bearer {self.config.token}":
+            return self._graph_error(invalid_token(), version)
+        if account_id != self.config.business_account_id:
+            return self._graph_error(unknown_object(account_id), version)
+        base = f"{self.url}/{version}/{account_id}/message_templates"
+        try:
+            page = self._account.templates_page(base, request.query.get("limit"), request.query.get("after"))
+        except GraphError as error:
+            return self._graph_error(error, version)
+        return Response(200, json.dumps(page).encode(), headers=self._graph_headers(version))
+
+    def _number_info(self, request: Request, version: str) -> Response:
+        if request.headers.get("authorization") != f"Bearer {self.config.token}":
+            return self._graph_error(invalid_token(), version)
+        body = json.dumps(self._account.number_info()).encode()
+        return Response(200, body, headers=self._graph_headers(version))
 
     def _graph_headers(self, version: str) -> list[tuple[str, str]]:
         return [
@@ -453,6 +487,8 @@ class Sandbox:
             parsed = parse_request(payload, self.catalog, self._numbers)
             if isinstance(parsed, ReadRequest):
                 return self._mark_read(parsed, version)
+            if parsed.message_type == "template":
+                self._account.check_template(*_template_key(parsed.content))
             now = self.config.clock()
             self._check_policy(parsed, now.timestamp())
         except GraphError as error:
@@ -516,8 +552,13 @@ class Sandbox:
         wamid = self._new_wamid(request.wa_id, outgoing=True)
         faults = self.faults
         delay = self.config.status_delay
-        if faults.message_failure_rate and self._rng.random() < faults.message_failure_rate:
-            self._counts["message_failures_injected"] += 1
+        stopped = (
+            request.message_type == "template"
+            and request.wa_id in self._account.stopped
+            and self._account.is_marketing(*_template_key(request.content))
+        )
+        if stopped or (faults.message_failure_rate and self._rng.random() < faults.message_failure_rate):
+            self._counts["stopped_marketing" if stopped else "message_failures_injected"] += 1
             failed: dict[str, Any] = {
                 "id": wamid,
                 "status": "failed",
@@ -526,7 +567,7 @@ class Sandbox:
             }
             if request.callback_data is not None:
                 failed["biz_opaque_callback_data"] = request.callback_data
-            failed["errors"] = [FAILED_UNDELIVERABLE]
+            failed["errors"] = [STOPPED_MARKETING if stopped else FAILED_UNDELIVERABLE]
             self._emitter.schedule(Event("status", failed), delay)
             return wamid
         self._ledger.append(
@@ -627,6 +668,8 @@ class Sandbox:
         if context_id is not None:
             message["context"] = {"from": self.config.display_phone_number, "id": context_id}
         message.update(fields_)
+        text = fields_.get("text")
+        self._account.customer_wrote(wa_id, text.get("body") if isinstance(text, dict) else None)
         contact = {"profile": {"name": self._customers.name_of(e164)}, "wa_id": wa_id}
         self._emitter.schedule(Event("message", message, contact), 0.0)
         self._counts["inbound"] += 1
@@ -667,6 +710,12 @@ class Sandbox:
             return _json(200, {"customers": self._customers.known_customers()})
         if path == "/_sandbox/customers" and method == "POST":
             return self._control_customer(request)
+        if path in {"/_sandbox/templates", "/_sandbox/quality"} and method == "GET":
+            return _json(200, self._account.as_dict())
+        if path == "/_sandbox/templates" and method == "POST":
+            return self._account_change(request, TEMPLATE_STATUS_FIELD, self._account.set_template_status)
+        if path == "/_sandbox/quality" and method == "POST":
+            return self._account_change(request, QUALITY_FIELD, self._account.set_quality)
         if path.startswith("/_sandbox/media/") and method == "GET":
             return Response(200, IMAGE_BYTES, "image/png")
         if path in {
@@ -675,9 +724,22 @@ class Sandbox:
             "/_sandbox/faults",
             "/_sandbox/inbound",
             "/_sandbox/customers",
+            "/_sandbox/templates",
+            "/_sandbox/quality",
         }:
             return _control_error(405, "method_not_allowed", f"{method} is not allowed on {path}")
         return _control_error(404, "not_found", f"no control endpoint {path}")
+
+    def _account_change(
+        self, request: Request, field_name: str, change: Callable[[Any], dict[str, Any]]
+    ) -> Response:
+        try:
+            value = change(self._control_json(request))
+        except AccountError as error:
+            return _control_error(400, "invalid_change", str(error))
+        self._emitter.schedule(Event("account", value, field=field_name), 0.0)
+        self._counts[f"{field_name}_sent"] += 1
+        return _json(200, {**self._account.as_dict(), "webhook": value})
 
     @staticmethod
     def _control_json(request: Request) -> Any:

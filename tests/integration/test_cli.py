@@ -26,6 +26,7 @@ from ui.sign_in import SignIn, load_sign_in, save_sign_in
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
 
 SUBCOMMANDS = ["demo", "serve", "worker", "sandbox", "ui", "db", "user", "webhooks", "tls", "logs", "service"]
+SUBCOMMANDS = ["demo", "serve", "worker", "sandbox", "ui", "db", "user", "webhooks", "tls", "templates"]
 
 
 def run_inbox(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
