@@ -117,10 +117,6 @@ def check_message(
             found.check(template.parameters)
         except TemplateError as error:
             raise MessageError("invalid_template", str(error)) from None
-        if not found.approved:
-            raise MessageError(
-                TEMPLATE_NOT_APPROVED, not_approved_message(found.name, found.language, found.status)
-            )
         payload = {
             "template": {
                 "name": found.name,

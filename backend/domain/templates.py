@@ -73,6 +73,9 @@ class TemplateCatalog:
         """How many templates there are."""
         return len(self._by_key)
 
+    def refresh(self, *, check_now: bool = False) -> None:
+        """Look at the source again; a catalog read from a file never changes."""
+
     def find(self, name: str, language: str) -> Template:
         """The template with this name and language, or TemplateError."""
         template = self._by_key.get((name, language))

@@ -78,9 +78,10 @@ def template_from_graph(item: dict[str, Any]) -> SyncedTemplate | None:
 class GraphAccountClient:
     """The two reads of the Graph API this product makes about the account, on an injected client."""
 
-    def __init__(self, settings: Settings, client: httpx.Client) -> None:
+    def __init__(self, settings: Settings, client: httpx.Client, *, page_size: int = PAGE_SIZE) -> None:
         self._settings = settings
         self._client = client
+        self._page_size = page_size
         self._base = settings.graph_url.rstrip("/")
         self._headers = {"Authorization": f"Bearer {settings.whatsapp_token or ''}"}
 
@@ -92,7 +93,7 @@ class GraphAccountClient:
                 "WHATSAPP_BUSINESS_ACCOUNT_ID is not set: the templates file is the source"
             )
         url: str | None = f"{self._base}/{account}/message_templates"
-        params: dict[str, Any] | None = {"fields": TEMPLATE_FIELDS, "limit": PAGE_SIZE}
+        params: dict[str, Any] | None = {"fields": TEMPLATE_FIELDS, "limit": self._page_size}
         seen: set[str] = set()
         found: list[SyncedTemplate] = []
         for _ in range(MAX_PAGES):

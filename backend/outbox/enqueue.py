@@ -97,13 +97,13 @@ def enqueue(
     """
     checked = check_request(request, templates)
     if request.template is not None and settings.whatsapp_business_account_id:
-        # The table is what Meta said last, whichever process heard it; the catalog may be a second behind.
-        status = stored_status(session, request.template.name, request.template.language)
-        if status is not None and status != APPROVED:
-            raise MessageError(
-                TEMPLATE_NOT_APPROVED,
-                not_approved_message(request.template.name, request.template.language, status),
-            )
+        # The table holds what Meta said last, whichever process heard it (a catalog may be a second behind).
+        name, language = request.template.name, request.template.language
+        status = stored_status(session, name, language)
+        if status is None:
+            raise MessageError("invalid_template", f"there is no template {name!r} in language {language!r}")
+        if status != APPROVED:
+            raise MessageError(TEMPLATE_NOT_APPROVED, not_approved_message(name, language, status))
     contact = contact_for_number(session, checked.to_number, now)
     rule = settings.rule_for(request.purpose)
     marketing = is_marketing(purpose_marketing=rule.marketing, template_category=checked.template_category)

@@ -101,8 +101,16 @@ def apply_status_update(
     previous = row.status if row is not None else None
     if row is None:
         # Its body comes with the next sync, which this asks for.
-        row = MessageTemplate(name=event.name, language=event.language, body="", parameter_count=0)
+        row = MessageTemplate(
+            name=event.name,
+            language=event.language,
+            status=event.status,
+            body="",
+            parameter_count=0,
+            updated_at=now,
+        )
         session.add(row)
+        session.flush()
         request_template_sync(session)
     row.status = event.status
     if event.category:
@@ -155,11 +163,13 @@ class StoredTemplateCatalog(TemplateCatalog):
         self._checked_at: float | None = None
         self._version: tuple[int, Any] | None = None
 
-    def refresh(self, *, force: bool = False) -> None:
-        """Reload the templates when the table changed since the last look."""
+    def refresh(self, *, check_now: bool = False) -> None:
+        """Reload the templates when the table changed since the last look (at most once a second
+        unless `check_now`)."""
         with self._lock:
             moment = self._monotonic()
-            if not force and self._checked_at is not None and moment - self._checked_at < REFRESH_SECONDS:
+            recent = self._checked_at is not None and moment - self._checked_at < REFRESH_SECONDS
+            if recent and not check_now:
                 return
             self._checked_at = moment
             with self._database.reader() as session:
@@ -167,7 +177,7 @@ class StoredTemplateCatalog(TemplateCatalog):
                     select(func.count(), func.max(MessageTemplate.updated_at))
                 ).one()
                 version = (int(count), newest)
-                if version == self._version and not force:
+                if version == self._version:
                     return
                 catalog = stored_catalog(session)
             self._by_key = {(t.name, t.language): t for t in catalog}

@@ -140,6 +140,8 @@ def get_prometheus_metrics() -> Response:
 @blueprint.get("/templates")
 def get_templates() -> Response:
     """The templates: the file's, or Meta's with their review status (only APPROVED ones can be sent)."""
+    catalog = templates()
+    catalog.refresh(check_now=True)
     listed = [
         {
             "name": template.name,
@@ -152,7 +154,7 @@ def get_templates() -> Response:
             "category": template.category,
             "status_reason": template.status_reason,
         }
-        for template in templates()
+        for template in catalog
     ]
     return jsonify({"templates": listed, "next_cursor": None})
 
