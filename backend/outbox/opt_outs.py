@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import Row, select
 from sqlalchemy.orm import Session
 
-from backend.database.models import Contact, OutboxMessage
+from backend.database.models import Contact, Conversation, OutboxMessage
 from backend.domain.account_events import TEMPLATE_SYNC_CODES
 from backend.domain.messages import MessageError
 from backend.domain.opt_out import (
@@ -137,7 +137,12 @@ def record_opt_out(
     journal(
         session,
         OPTED_OUT_EVENT,
-        {"wa_id": contact.wa_id, "reason": reason, "cancelled": cancelled},
+        {
+            "wa_id": contact.wa_id,
+            "conversation_id": _conversation_of(session, contact),
+            "reason": reason,
+            "cancelled": cancelled,
+        },
         now,
     )
     text = settings.opt_out_confirmation_text
@@ -193,5 +198,19 @@ def record_opt_in(session: Session, contact: Contact, *, user_id: int, note: str
     contact.opted_in_at = now
     contact.opted_in_by = user_id
     contact.opted_in_note = note
-    journal(session, OPTED_IN_EVENT, {"wa_id": contact.wa_id, "was_opted_out": was_opted_out}, now)
+    journal(
+        session,
+        OPTED_IN_EVENT,
+        {
+            "wa_id": contact.wa_id,
+            "conversation_id": _conversation_of(session, contact),
+            "was_opted_out": was_opted_out,
+        },
+        now,
+    )
     return was_opted_out
+
+
+def _conversation_of(session: Session, contact: Contact) -> int | None:
+    # The desks refresh the conversation whose contact changed.
+    return session.scalar(select(Conversation.id).where(Conversation.contact_id == contact.id))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from backend.domain.outgoing_webhooks import ALL_EVENTS, EVENT_TYPES
 from backend.domain.opt_out import REASONS as OPT_OUT_REASONS
+from backend.domain.outgoing_webhooks import ALL_EVENTS, EVENT_TYPES
 from backend.domain.send_errors import ErrorReason
 from backend.domain.states import ALL_STATES
 from backend.inbox.canned import MAX_TEXT_LENGTH as MAX_CANNED_TEXT_LENGTH

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from backend.database.models import Contact
+from backend.database.models import Contact, Conversation
 from backend.domain.account_events import (
     TEMPLATE_SYNC_CODES,
     AccountEvent,
@@ -34,7 +34,7 @@ from backend.domain.templates import TemplateCatalog
 from backend.domain.webhook_events import InboundMessageEvent, StatusEvent, first_error
 from backend.inbox.contacts import contact_for_sender
 from backend.outbox.number_health import record_reading
-from backend.outbox.opt_outs import opt_out_requests, record_opt_out
+from backend.outbox.opt_outs import OPTED_IN_EVENT, opt_out_requests, record_opt_out
 from backend.outbox.template_store import apply_status_update, request_template_sync
 from backend.settings import Settings
 
@@ -135,4 +135,12 @@ class Compliance:
             if known is not None and known.opted_out_reason == REASON_USER_PREFERENCES:
                 known.opted_out_at = None
                 known.opted_out_reason = None
-                outcome.journal.append(("contact.opted_in", {"wa_id": known.wa_id, "was_opted_out": True}))
+                conversation_id = session.scalar(
+                    select(Conversation.id).where(Conversation.contact_id == known.id)
+                )
+                outcome.journal.append(
+                    (
+                        OPTED_IN_EVENT,
+                        {"wa_id": known.wa_id, "conversation_id": conversation_id, "was_opted_out": True},
+                    )
+                )
