@@ -533,7 +533,6 @@ class Story:
         self.pause(self.typing_seconds)
         self.customer_says(RAVI, text="Will it arrive before Saturday? It's a birthday present.")
 
-
     def stop_to_marketing(self) -> None:
         """A win-back offer answered with STOP: Nora is opted out and told so once; marketing stops."""
         offer = self.business_sends(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -11,11 +10,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QStandardItemModel
 
-from tests.ui.test_lifecycle_controls import ME, NOW, FakeBackend, _time
-from ui.api.client import ApiClient
+from tests.ui import test_lifecycle_controls
+from tests.ui.test_lifecycle_controls import NOW, FakeBackend, _time
 from ui.api.resources import NUMBER_HEALTH_CHANGED, Event, Metrics, TemplateInfo
 from ui.presentation import OPTED_OUT_MARK, quality_warning_text, template_unavailable_reason, tier_text
-from ui.runner import BackgroundRunner
 from ui.views.composer import Composer
 from ui.views.main_window import MainWindow
 
@@ -100,26 +98,13 @@ class MetaAwareBackend(FakeBackend):
         return super()._answer(method, path, params, body)
 
 
+# The client signed in on this module's backend, as the lifecycle tests build it.
+window = test_lifecycle_controls.window
+
+
 @pytest.fixture
 def backend() -> MetaAwareBackend:
     return MetaAwareBackend()
-
-
-@pytest.fixture
-def window(qtbot: Any, backend: MetaAwareBackend) -> Iterator[MainWindow]:
-    api = ApiClient("http://backend.test", "token", transport=httpx.MockTransport(backend))
-    runner = BackgroundRunner()
-    main = MainWindow(api, runner, user_name=ME, live=False)
-    qtbot.addWidget(main)
-    main.show()
-    main.start()
-    qtbot.waitUntil(lambda: len(main.inbox.conversations.items) == 2, timeout=10_000)
-    qtbot.waitUntil(lambda: main.inbox.composer.template_box.count() == len(TEMPLATES), timeout=10_000)
-    yield main
-    main.close()
-    qtbot.waitUntil(lambda: runner.pending_count == 0, timeout=10_000)
-    runner.shutdown()
-    api.close()
 
 
 def _items(composer: Composer) -> list[tuple[str, bool, str | None]]:
@@ -133,7 +118,9 @@ def _items(composer: Composer) -> list[tuple[str, bool, str | None]]:
     return rows
 
 
-def _select(window: MainWindow, conversation_id: int) -> None:
+def _select(qtbot: Any, window: MainWindow, conversation_id: int) -> None:
+    # The templates arrive beside the conversation list.
+    qtbot.waitUntil(lambda: window.inbox.composer.template_box.count() == len(TEMPLATES), timeout=10_000)
     row = window.inbox.conversations.row_of(conversation_id)
     assert row is not None
     window.inbox.conversation_list.setCurrentIndex(window.inbox.conversations.index(row, 0))
@@ -142,7 +129,7 @@ def _select(window: MainWindow, conversation_id: int) -> None:
 def test_the_picker_offers_approved_templates_and_greys_the_others_with_why(
     qtbot: Any, window: MainWindow
 ) -> None:
-    _select(window, 2)
+    _select(qtbot, window, 2)
     composer = window.inbox.composer
     qtbot.waitUntil(lambda: composer.showing_templates, timeout=5000)
     items = _items(composer)
@@ -165,7 +152,7 @@ def test_the_picker_offers_approved_templates_and_greys_the_others_with_why(
 def test_an_opted_out_customer_is_marked_and_gets_no_marketing_template(
     qtbot: Any, window: MainWindow
 ) -> None:
-    _select(window, 1)
+    _select(qtbot, window, 1)
     composer = window.inbox.composer
     qtbot.waitUntil(lambda: composer.showing_templates, timeout=5000)
     assert OPTED_OUT_MARK in window.inbox.thread_header.text()
@@ -179,7 +166,7 @@ def test_an_opted_out_customer_is_marked_and_gets_no_marketing_template(
     ana = next(item for item in window.inbox.conversations.items if item.id == 1)
     assert window.inbox.conversations.display_text(ana).endswith(", opted out of marketing")
     # Another customer, who did not opt out, gets the marketing template back.
-    _select(window, 2)
+    _select(qtbot, window, 2)
     qtbot.waitUntil(lambda: OPTED_OUT_MARK not in window.inbox.thread_header.text(), timeout=5000)
     assert [text.split(" ")[0] for text, enabled, _ in _items(composer) if enabled] == [
         "order_shipped",
