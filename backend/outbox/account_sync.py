@@ -27,7 +27,9 @@ from backend.settings import Settings
 log = logging.getLogger(__name__)
 
 TEMPLATE_FIELDS = "name,language,status,category,components,id,rejected_reason"
-NUMBER_FIELDS = "quality_rating,whatsapp_business_manager_messaging_limit,messaging_limit_tier"
+# The deprecated messaging_limit_tier is read when an answer still has it, but never asked for: a field
+# Meta has removed would make the whole read an error.
+NUMBER_FIELDS = "quality_rating,whatsapp_business_manager_messaging_limit"
 PAGE_SIZE = 100
 # A business has at most a few thousand templates; more pages than this means the paging loops.
 MAX_PAGES = 1000
