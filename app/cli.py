@@ -8,14 +8,23 @@ import sys
 from collections.abc import Sequence
 
 from app.cli_errors import USAGE_STATUS, CommandError
-from app.commands import database, demo, logs, sandbox, serve, service, tls, ui, user, webhooks, worker
+from app.commands import (
+    database,
+    demo,
+    logs,
+    sandbox,
+    serve,
+    service,
+    templates,
+    tls,
+    ui,
+    user,
+    webhooks,
+    worker,
+)
 from backend.settings import SettingsError
 
-COMMANDS = (demo, serve, worker, sandbox, ui, database, user, webhooks, tls, logs, service)
-from app.commands import database, demo, sandbox, serve, templates, tls, ui, user, webhooks, worker
-from backend.settings import SettingsError
-
-COMMANDS = (demo, serve, worker, sandbox, ui, database, user, webhooks, tls, templates)
+COMMANDS = (demo, serve, worker, sandbox, ui, database, user, webhooks, tls, templates, logs, service)
 
 
 def build_parser() -> argparse.ArgumentParser:

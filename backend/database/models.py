@@ -482,6 +482,8 @@ class BackupRecord(Base):
     reason: Mapped[str] = mapped_column(String(20))
     archive: Mapped[str] = mapped_column(Text)
     size_bytes: Mapped[int] = mapped_column(BigInteger)
+
+
 class MessageTemplate(Base):
     """A message template as Meta knows it (synced from the business account), with its review status."""
 

@@ -478,6 +478,7 @@ def _schemas() -> dict[str, Schema]:
                 "data_folder_free_bytes": {
                     **_nullable(_INTEGER),
                     "description": "Free disk space where the server's data folder is (null: unknown).",
+                },
                 "messaging_tier": _object(
                     {
                         "tier": {**_NULLABLE_STRING, "description": "Meta's name (TIER_250, TIER_2K...)."},

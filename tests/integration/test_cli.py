@@ -25,8 +25,20 @@ from ui.sign_in import SignIn, load_sign_in, save_sign_in
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
 
-SUBCOMMANDS = ["demo", "serve", "worker", "sandbox", "ui", "db", "user", "webhooks", "tls", "logs", "service"]
-SUBCOMMANDS = ["demo", "serve", "worker", "sandbox", "ui", "db", "user", "webhooks", "tls", "templates"]
+SUBCOMMANDS = [
+    "demo",
+    "serve",
+    "worker",
+    "sandbox",
+    "ui",
+    "db",
+    "user",
+    "webhooks",
+    "tls",
+    "templates",
+    "logs",
+    "service",
+]
 
 
 def run_inbox(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

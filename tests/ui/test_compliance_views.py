@@ -55,6 +55,11 @@ def _metrics(**number: Any) -> dict[str, Any]:
         "webhook_parse_failures": 0,
         "cross_contact_quotes": 0,
         "foreign_number_events": 0,
+        "webhook_subscriptions_disabled": 0,
+        "outgoing_deliveries_pending": 0,
+        "outgoing_deliveries_failed": 0,
+        "last_backup_at": None,
+        "data_folder_free_bytes": None,
         "messaging_tier": {"tier": "TIER_2K", "limit": 2000, "set_by_hand": False},
         "quality_rating": {"rating": "GREEN", "dropped": False, "updated_at": _time(NOW)},
         "number_health_history": [
