@@ -161,7 +161,8 @@ def get_metrics() -> Response:
     """The measures as JSON, with the number's messaging tier and quality rating."""
     context = web_context()
     with context.database.reader() as session:
-        return jsonify({**collect(session, now()), **number_health(session, context.settings)})
+        health = number_health(session, context.settings)
+    return jsonify({**_measures(), **health})
 
 
 @public.get("/metrics")
