@@ -8,10 +8,24 @@ import sys
 from collections.abc import Sequence
 
 from app.cli_errors import USAGE_STATUS, CommandError
-from app.commands import database, demo, logs, media, sandbox, serve, service, tls, ui, user, webhooks, worker
+from app.commands import (
+    database,
+    demo,
+    logs,
+    media,
+    sandbox,
+    serve,
+    service,
+    templates,
+    tls,
+    ui,
+    user,
+    webhooks,
+    worker,
+)
 from backend.settings import SettingsError
 
-COMMANDS = (demo, serve, worker, sandbox, ui, database, user, webhooks, tls, logs, service, media)
+COMMANDS = (demo, serve, worker, sandbox, ui, database, user, webhooks, tls, templates, logs, service, media)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Protocol
 
 import httpx
@@ -17,10 +18,12 @@ from backend.inbox.windows import WindowTimers
 from backend.journal import JournalSequencer, JournalSignal, LocalJournalSignal, watch_journal_commits
 from backend.media.fetcher import MediaFetcher
 from backend.operations.daily import DailyBackup
+from backend.outbox.account_sync import AccountSync
 from backend.outbox.auto_reply import AutoReply
 from backend.outbox.database_clock import DatabaseClock
 from backend.outbox.media_uploads import MediaUploader
 from backend.outbox.sender import OutboxSender
+from backend.outbox.template_store import StoredTemplateCatalog
 from backend.outbox.workers import OutboxSweeper
 from backend.parts import BackendParts, Hooks
 from backend.settings import Settings
@@ -56,7 +59,11 @@ def build_parts(
     if clock is None:
         clock = utc_now if database.is_sqlite else DatabaseClock(database)
     if templates is None:
-        templates = load_templates(settings.templates_file)
+        # With a business account the templates come from Meta (synced into the database), else the file.
+        if settings.whatsapp_business_account_id:
+            templates = StoredTemplateCatalog(database)
+        else:
+            templates = load_templates(settings.templates_file)
     if journal_signal is None:
         journal_signal = LocalJournalSignal()
     watch_journal_commits(database, journal_signal.notify)
@@ -74,6 +81,19 @@ def build_parts(
     )
 
 
+def graph_client_factory(
+    settings: Settings, transport: GraphTransport | None = None
+) -> Callable[[], httpx.Client]:
+    """Makes the blocking Graph client of the account reads (the injected transport, or the network)."""
+    sync_transport = transport if isinstance(transport, httpx.BaseTransport) else None
+    timeout = httpx.Timeout(settings.read_timeout_seconds, connect=settings.connect_timeout_seconds)
+
+    def make() -> httpx.Client:
+        return httpx.Client(transport=sync_transport, timeout=timeout)
+
+    return make
+
+
 def build_workers(
     parts: BackendParts,
     *,
@@ -88,6 +108,12 @@ def build_workers(
     # Outbox: the sender (graph_transport None = real network) and its sweeps.
     workers.append(OutboxSender(parts, transport=graph_transport))
     workers.append(OutboxSweeper(parts))
+    # Meta's view of the account: templates and their status, the number's quality and messaging limit.
+    workers.append(
+        AccountSync(
+            parts.database, parts.settings, parts.clock, graph_client_factory(parts.settings, graph_transport)
+        )
+    )
     # Webhooks and inbox: stored bodies to effects, window timers, snoozes and presence, retention.
     workers.append(WebhookProcessor(parts))
     workers.append(WindowTimers(parts))

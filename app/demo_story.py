@@ -68,7 +68,8 @@ MARCUS: Final = Customer("+16505550105", "Marcus Obi")  # sends a photo of a bro
 HANNAH: Final = Customer("+16505550106", "Hannah Kowalski")  # waits for a restock: snoozed
 BEN: Final = Customer("+16505550107", "Ben Carter")  # a return, waiting for his order number: pending
 RAVI: Final = Customer("+16505550108", "Ravi Menon")  # asks about a shipping notice without quoting it
-CAST: Final = (GRACE, TOM, PRIYA, LUCIA, MARCUS, HANNAH, BEN, RAVI)
+NORA: Final = Customer("+16505550109", "Nora Lindqvist")  # answers a win-back offer with STOP: opted out
+CAST: Final = (GRACE, TOM, PRIYA, LUCIA, MARCUS, HANNAH, BEN, RAVI, NORA)
 # The conversation the inbox screenshot opens: text, a reply, a photo, a note and a label.
 SHOWCASE: Final = MARCUS
 
@@ -158,6 +159,7 @@ class Story:
             self.restock_snoozed,
             self.return_pending,
             self.shipping_question,
+            self.stop_to_marketing,
         ]
         for index, scene in enumerate(scenes):
             self._scenes.append(
@@ -539,6 +541,14 @@ class Story:
         )
         self.pause(self.typing_seconds)
         self.customer_says(RAVI, text="Will it arrive before Saturday? It's a birthday present.")
+
+    def stop_to_marketing(self) -> None:
+        """A win-back offer answered with STOP: Nora is opted out and told so once; marketing stops."""
+        offer = self.business_sends(
+            NORA, "story-nora-win-back", template="we_miss_you", parameters=["Nora"], purpose="win_back"
+        )
+        self.pause(self.typing_seconds)
+        self.customer_says(NORA, text="STOP", context_id=offer)
 
 
 def start_story(

@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 import platformdirs
 
+from backend.domain.opt_out import DEFAULT_OPT_OUT_KEYWORDS
+
 APP_NAME = "whatsapp-shared-inbox"
 CONFIG_FILE_NAME = "inbox.toml"
 DATABASE_FILE_NAME = "inbox.db"
@@ -42,6 +44,8 @@ class PurposeRule:
     unknown_rule: UnknownRule = "review"
     urgent: bool = False
     retention_days: int = 90
+    # Marketing: never sent to a contact who opted out (a template of category MARKETING is too).
+    marketing: bool = False
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,8 @@ class Settings:
     send_concurrency: int = 64
     pair_interval_seconds: float = 6.0
     messaging_tier: int | None = None
+    # Whether INBOX_MESSAGING_TIER was given (file or environment): then Meta's limit does not move it.
+    messaging_tier_set: bool = False
     quiet_hours: str | None = None
     unknown_wait_seconds: float = 300.0
     default_purpose_rule: PurposeRule = field(default_factory=PurposeRule)
@@ -85,6 +91,15 @@ class Settings:
     business_timezone: str = "UTC"
     log_level: str = "INFO"
     backup_keep: int = 7
+    # The business account whose templates are synced from Meta; without it the templates file is the source.
+    whatsapp_business_account_id: str | None = None
+    opt_out_keywords: tuple[str, ...] = DEFAULT_OPT_OUT_KEYWORDS
+    # Sent once to a customer who opted out with a keyword or the button; empty sends nothing.
+    opt_out_confirmation_text: str | None = (
+        "You will no longer receive marketing messages from us. You can still write to us here at any time."
+    )
+    template_sync_interval_seconds: float = 3600.0
+    number_health_interval_seconds: float = 86400.0
 
     def rule_for(self, purpose: str) -> PurposeRule:
         """The rule for a purpose, or the default rule when it has none of its own."""
@@ -140,6 +155,11 @@ ENVIRONMENT_NAMES: dict[str, str] = {
     "business_timezone": "INBOX_BUSINESS_TIMEZONE",
     "log_level": "INBOX_LOG_LEVEL",
     "backup_keep": "INBOX_BACKUP_KEEP",
+    "whatsapp_business_account_id": "WHATSAPP_BUSINESS_ACCOUNT_ID",
+    "opt_out_keywords": "INBOX_OPT_OUT_KEYWORDS",
+    "opt_out_confirmation_text": "INBOX_OPT_OUT_CONFIRMATION",
+    "template_sync_interval_seconds": "INBOX_TEMPLATE_SYNC_INTERVAL_SECONDS",
+    "number_health_interval_seconds": "INBOX_NUMBER_HEALTH_INTERVAL_SECONDS",
 }
 
 _TRUE_WORDS = {"1", "true", "yes", "on"}
@@ -228,6 +248,14 @@ def _parse_lan_host(name: str, raw: object) -> str | None:
     return text or None
 
 
+def _parse_keywords(name: str, raw: object) -> tuple[str, ...]:
+    items = raw if isinstance(raw, list) else str(raw).split(",")
+    words = tuple(str(item).strip() for item in items if str(item).strip())
+    if not words:
+        raise SettingsError(f"{name} must list at least one keyword, separated by commas")
+    return words
+
+
 def _parse_path(name: str, raw: object) -> Path:
     return Path(str(raw)).expanduser()
 
@@ -261,6 +289,11 @@ _PARSERS: dict[str, Callable[[str, object], Any]] = {
     "whatsapp_phone_number_id": _parse_optional_text,
     "whatsapp_app_secret": _parse_optional_text,
     "whatsapp_verify_token": _parse_optional_text,
+    "whatsapp_business_account_id": _parse_optional_text,
+    "opt_out_confirmation_text": _parse_optional_text,
+    "opt_out_keywords": _parse_keywords,
+    "template_sync_interval_seconds": _parse_float,
+    "number_health_interval_seconds": _parse_float,
 }
 
 
@@ -274,7 +307,7 @@ def _parse_value(name: str, raw: object, source: str) -> Any:
 def _parse_purpose_rule(name: str, table: object) -> PurposeRule:
     if not isinstance(table, dict):
         raise SettingsError(f"purposes.{name} in {CONFIG_FILE_NAME} must be a table")
-    unknown = set(table) - {"unknown_rule", "urgent", "retention_days"}
+    unknown = set(table) - {"unknown_rule", "urgent", "retention_days", "marketing"}
     if unknown:
         raise SettingsError(f"purposes.{name} has unknown keys: {', '.join(sorted(unknown))}")
     rule = PurposeRule()
@@ -288,6 +321,8 @@ def _parse_purpose_rule(name: str, table: object) -> PurposeRule:
     if "retention_days" in table:
         days = _parse_int(f"purposes.{name}.retention_days", table["retention_days"])
         rule = replace(rule, retention_days=days)
+    if "marketing" in table:
+        rule = replace(rule, marketing=_parse_bool(f"purposes.{name}.marketing", table["marketing"]))
     return rule
 
 
@@ -314,7 +349,7 @@ def load_settings(config_file: Path | None = None, environ: Mapping[str, str] | 
         raise SettingsError(f"config file {config_path} does not exist")
 
     values: dict[str, Any] = {}
-    known = {f.name for f in fields(Settings)} - {"purposes", "default_purpose_rule"}
+    known = {f.name for f in fields(Settings)} - {"purposes", "default_purpose_rule", "messaging_tier_set"}
     for key, raw in file_values.items():
         if key == "purposes":
             if not isinstance(raw, dict):
@@ -334,6 +369,7 @@ def load_settings(config_file: Path | None = None, environ: Mapping[str, str] | 
             values[name] = _parse_value(name, environ[variable], variable)
 
     data_dir = values.pop("data_dir", data_dir)
+    values["messaging_tier_set"] = "messaging_tier" in values
     if "database_url" not in values:
         values["database_url"] = f"sqlite:///{data_dir / DATABASE_FILE_NAME}"
     settings = Settings(data_dir=data_dir, **values)
@@ -361,6 +397,11 @@ def _check(settings: Settings) -> None:
         raise SettingsError("INBOX_BACKUP_KEEP must be 0 (no daily backups) or more")
     if settings.media_retention_days < 1:
         raise SettingsError("INBOX_MEDIA_RETENTION_DAYS must be at least 1")
+    if settings.template_sync_interval_seconds < 60 or settings.number_health_interval_seconds < 60:
+        raise SettingsError(
+            "INBOX_TEMPLATE_SYNC_INTERVAL_SECONDS and INBOX_NUMBER_HEALTH_INTERVAL_SECONDS "
+            "must be at least 60"
+        )
     if not 0 < settings.port < 65536:
         raise SettingsError("INBOX_PORT must be between 1 and 65535")
     if not 0 < settings.lan_port < 65536:

@@ -137,6 +137,11 @@ class FakeGraph:
                     self._answer(writer, 200, json.dumps(self.snapshot()).encode())
                     await writer.drain()
                     continue
+                if request_line.startswith(b"GET "):
+                    # Only sends are faked; the account reads (templates, the number) are not, nor counted.
+                    self._answer(writer, 404, b'{"error":{"message":"Unknown path","code":100}}')
+                    await writer.drain()
+                    continue
                 _key, to = self._record(body)
                 assert self._closing is not None
                 if self.mode == "hang":

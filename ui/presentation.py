@@ -16,8 +16,12 @@ from ui.api.resources import (
     SNOOZED,
     WORK_QUEUE,
     Contact,
+    Conversation,
+    HealthReading,
+    Metrics,
     SendError,
     StatusEvidence,
+    TemplateInfo,
     Viewer,
 )
 
@@ -116,6 +120,7 @@ _PLAIN_SENDING_REASONS = {
     "payload_unsendable": "The stored message cannot be sent as it is.",
     "restored_from_backup": "The data was restored from a backup taken while this message was waiting "
     "or going out: it may or may not have reached the customer.",
+    "recipient_opted_out": "Cancelled before it went: the customer opted out of marketing.",
 }
 
 
@@ -257,3 +262,92 @@ def placement_text(placement: str) -> str:
 def mentions_me(mentions: tuple[str, ...], me: str | None) -> bool:
     """Whether a note's @mentions name the signed-in user (names match in any case)."""
     return me is not None and any(name.casefold() == me.casefold() for name in mentions)
+
+
+# Why Meta does not let a template be sent, by its status.
+_TEMPLATE_STATUS_WORDS = {
+    "PAUSED": "paused by Meta (low quality)",
+    "REJECTED": "rejected by Meta",
+    "PENDING": "waiting for Meta's review",
+    "IN_APPEAL": "waiting for Meta's review of an appeal",
+    "DISABLED": "disabled by Meta",
+    "PENDING_DELETION": "being deleted at Meta",
+}
+MARKETING_CATEGORY = "MARKETING"
+
+
+def template_unavailable_reason(template: TemplateInfo, *, marketing_allowed: bool) -> str | None:
+    """Why the template cannot be sent to this customer now, or None when it can."""
+    if not template.approved:
+        words = _TEMPLATE_STATUS_WORDS.get(template.status, f"{template.status.lower()} at Meta")
+        return f"{words}: {template.status_reason}" if template.status_reason else words
+    if template.category == MARKETING_CATEGORY and not marketing_allowed:
+        return "marketing, and this customer opted out of marketing"
+    return None
+
+
+# Quality ratings as the Health tab names them.
+_QUALITY_WORDS = {
+    "GREEN": "High (green)",
+    "YELLOW": "Medium (yellow)",
+    "RED": "Low (red)",
+    "UNKNOWN": "Unknown",
+}
+
+
+def quality_text(rating: str | None) -> str:
+    """Meta's quality rating in words."""
+    if rating is None:
+        return "not read yet"
+    return _QUALITY_WORDS.get(rating, rating.capitalize())
+
+
+def tier_text(tier: str | None, limit: int | None, *, set_by_hand: bool) -> str:
+    """The messaging limit the sender keeps, and where it comes from."""
+    amount = "no daily limit" if limit is None else f"{limit:,} customers a day"
+    if set_by_hand:
+        return f"{amount} (set by hand; Meta says {tier or 'nothing yet'})"
+    return f"{amount} ({tier})" if tier else f"{amount} (Meta has not said yet)"
+
+
+OPTED_OUT_MARK = "⊘ Opted out of marketing"
+
+
+def opted_out_text(contact: Contact, now: datetime) -> str:
+    """The opt-out marker of a contact, or "" while marketing may go to them."""
+    if not contact.opted_out:
+        return ""
+    when = short_time(contact.opted_out_at, now) if contact.opted_out_at is not None else ""
+    return f"{OPTED_OUT_MARK} ({when})" if when else OPTED_OUT_MARK
+
+
+def thread_header_text(conversation: Conversation | None) -> str:
+    """The thread's title: the customer, their number, and the opt-out marker when they opted out."""
+    if conversation is None:
+        return "Select a conversation"
+    contact = conversation.contact
+    header = f"{contact.display_name}  ·  {contact.number or ''}"
+    return f"{header}  ·  {OPTED_OUT_MARK}" if contact.opted_out else header
+
+
+def quality_warning_text(metrics: Metrics) -> str:
+    """A warning when the number's quality rating dropped (or is low), else ""."""
+    if metrics.quality_dropped or metrics.quality_rating == "RED":
+        return (
+            f"⚠ Quality rating dropped to {quality_text(metrics.quality_rating)}: Meta may lower the "
+            "messaging limit. Check recent marketing and templates; customers who block or report "
+            "the number lower it."
+        )
+    return ""
+
+
+def health_reading_text(reading: HealthReading, now: datetime) -> str:
+    """One reading of the history: when, the rating and limit, and what said so."""
+    parts = [short_time(reading.recorded_at, now)]
+    if reading.quality_rating:
+        parts.append(reading.quality_rating.lower())
+    if reading.messaging_tier:
+        parts.append(reading.messaging_tier)
+    if reading.event:
+        parts.append(reading.event.lower())
+    return " ".join(parts)

@@ -80,6 +80,9 @@ def _shown(url: str) -> str:
 
 def parts_for(settings: Settings, database: Database) -> BackendParts:
     """The backend's parts; a templates file that cannot be used ends the command with one clear line."""
+    if settings.whatsapp_business_account_id:
+        # Templates come from Meta, synced into the database; the file is not read.
+        return build_parts(settings, database)
     try:
         templates = load_templates(settings.templates_file)
     except (OSError, TemplateError) as error:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 from app.cli_errors import CommandError
 from app.commands.common import open_database, parts_for, settings_from
+from backend.webhooks.compliance import Compliance
 from backend.webhooks.processor import replay_since
 
 
@@ -41,6 +42,7 @@ def run_replay(args: argparse.Namespace) -> int:
             phone_number_id=settings.whatsapp_phone_number_id,
             clock=parts.clock,
             on_window_opened=parts.hooks.on_window_opened,
+            compliance=Compliance(parts.settings, parts.templates),
         )
     finally:
         database.dispose()

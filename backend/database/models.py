@@ -76,6 +76,16 @@ class Contact(Base):
     window_warning_sent_for: Mapped[datetime | None]
     window_closed_sent_for: Mapped[datetime | None]
     created_at: Mapped[datetime]
+    # Opted out of marketing (a stop keyword, the opt-out button, Meta's preference webhook or 131050):
+    # marketing sends are refused and queued ones cancelled; service messages still go.
+    opted_out_at: Mapped[datetime | None]
+    opted_out_reason: Mapped[str | None] = mapped_column(String(40))
+    # The opt-out (its opted_out_at) whose confirmation was queued, so each is confirmed once.
+    opt_out_confirmed_for: Mapped[datetime | None]
+    # The latest opt-in by a supervisor, and how consent was given.
+    opted_in_at: Mapped[datetime | None]
+    opted_in_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    opted_in_note: Mapped[str | None] = mapped_column(Text)
 
 
 class Conversation(Base):
@@ -107,6 +117,8 @@ class Batch(Base):
     created_at: Mapped[datetime]
     message_count: Mapped[int] = mapped_column(Integer, default=0)
     duplicate_count: Mapped[int] = mapped_column(Integer, default=0)
+    # Keys refused because their customer opted out of marketing, so a replay answers the same.
+    opted_out_keys: Mapped[Any] = mapped_column(JSON, nullable=True)
 
 
 class OutboxMessage(Base):
@@ -154,6 +166,8 @@ class OutboxMessage(Base):
     last_error_details: Mapped[str | None] = mapped_column(Text)
     business_initiated: Mapped[bool] = mapped_column(Boolean, default=True)
     urgent: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Marketing (its purpose says so, or its template's category is MARKETING): never to an opted-out contact.
+    marketing: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
     reply_to: Mapped[str | None] = mapped_column(String(255))
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     batch_id: Mapped[int | None] = mapped_column(ForeignKey("batches.id"), index=True)
@@ -506,3 +520,40 @@ class MediaFile(Base):
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     created_at: Mapped[datetime] = mapped_column(index=True)
     stored_at: Mapped[datetime | None]
+
+
+class MessageTemplate(Base):
+    """A message template as Meta knows it (synced from the business account), with its review status."""
+
+    __tablename__ = "message_templates"
+    __table_args__ = (UniqueConstraint("name", "language"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(512))
+    language: Mapped[str] = mapped_column(String(20))
+    # APPROVED, PAUSED, REJECTED, PENDING, DISABLED... as Meta writes it.
+    status: Mapped[str] = mapped_column(String(40))
+    category: Mapped[str | None] = mapped_column(String(40))
+    body: Mapped[str] = mapped_column(Text)
+    parameter_count: Mapped[int] = mapped_column(Integer, default=0)
+    meta_id: Mapped[str | None] = mapped_column(String(64))
+    # Why Meta paused, rejected or disabled it, when it said.
+    status_reason: Mapped[str | None] = mapped_column(Text)
+    updated_at: Mapped[datetime]
+
+
+class NumberHealth(Base):
+    """One reading of the business number's quality rating and messaging limit (a webhook or a read)."""
+
+    __tablename__ = "number_health"
+
+    id: Mapped[int] = mapped_column(BigIdentity, primary_key=True)
+    recorded_at: Mapped[datetime] = mapped_column(index=True)
+    # GREEN, YELLOW, RED, UNKNOWN (Meta's quality rating), when the reading had one.
+    quality_rating: Mapped[str | None] = mapped_column(String(20))
+    # Meta's name of the messaging limit (TIER_250, TIER_2K, ..., TIER_UNLIMITED), when the reading had one.
+    messaging_tier: Mapped[str | None] = mapped_column(String(40))
+    # webhook (phone_number_quality_update) | read (GET of the phone number)
+    source: Mapped[str] = mapped_column(String(20))
+    # The webhook's event (UPGRADE, DOWNGRADE, FLAGGED, UNFLAGGED...), when it came from one.
+    event: Mapped[str | None] = mapped_column(String(40))

@@ -28,6 +28,12 @@ MAX_MEDIA_FILENAME_LENGTH = 240
 MAX_MEDIA_ID_LENGTH = 255
 
 
+TEMPLATE_NOT_APPROVED = "template_not_approved"
+RECIPIENT_OPTED_OUT = "recipient_opted_out"
+# Refusals that are not a malformed request but a state of the world the caller must know of.
+STATUS_OF_CODE = {TEMPLATE_NOT_APPROVED: 422, RECIPIENT_OPTED_OUT: 409}
+
+
 class MessageError(ValueError):
     """A message request we refuse; `code` is the API error code."""
 
@@ -35,6 +41,11 @@ class MessageError(ValueError):
         super().__init__(message)
         self.code = code
         self.message = message
+
+    @property
+    def status(self) -> int:
+        """The HTTP status of this refusal: 400 for a malformed request."""
+        return STATUS_OF_CODE.get(self.code, 400)
 
 
 @dataclass(frozen=True)
@@ -79,6 +90,13 @@ class CheckedMessage:
     to_number: str
     kind: str
     payload: dict[str, Any]
+    # The template's category (MARKETING, UTILITY...), for templates only.
+    template_category: str | None = None
+
+
+def not_approved_message(name: str, language: str, status: str) -> str:
+    """The words of a refusal to send a template Meta has not approved."""
+    return f"template {name} ({language}) is {status}, not APPROVED: Meta would refuse it"
 
 
 def check_purpose(purpose: str) -> str:
@@ -125,7 +143,7 @@ def check_message(
                 "parameters": list(template.parameters),
             }
         }
-        return CheckedMessage(to_number, KIND_TEMPLATE, payload)
+        return CheckedMessage(to_number, KIND_TEMPLATE, payload, template_category=found.category)
     if media is not None:
         return CheckedMessage(to_number, KIND_MEDIA, {"media": _check_media(media)})
     assert buttons is not None

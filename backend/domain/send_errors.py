@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from backend.domain.opt_out import OPTED_OUT_TITLE
+
 NO_ANSWER_AFTER_SEND_TITLE = "outcome unknown"
 LEASE_EXPIRED_TITLE = "lease expired"
 REQUEST_NOT_SENT_TITLE = "request not sent"
@@ -22,6 +24,7 @@ class ErrorReason(StrEnum):
     ACCEPTED_WITHOUT_MESSAGE_ID = "accepted_without_message_id"  # a 2xx without a wamid to follow
     PAYLOAD_UNSENDABLE = "payload_unsendable"  # the stored message cannot be turned into a request
     RESTORED_FROM_BACKUP = "restored_from_backup"  # in flight when the restored backup was taken
+    RECIPIENT_OPTED_OUT = "recipient_opted_out"  # a marketing send cancelled: the customer opted out
     OTHER = "other"  # anything else, e.g. an HTTP error without a Meta code
 
 
@@ -32,6 +35,7 @@ _REASON_OF_TITLE = {
     ACCEPTED_WITHOUT_MESSAGE_ID_TITLE: ErrorReason.ACCEPTED_WITHOUT_MESSAGE_ID,
     PAYLOAD_UNSENDABLE_TITLE: ErrorReason.PAYLOAD_UNSENDABLE,
     RESTORED_FROM_BACKUP_TITLE: ErrorReason.RESTORED_FROM_BACKUP,
+    OPTED_OUT_TITLE: ErrorReason.RECIPIENT_OPTED_OUT,
 }
 
 

@@ -7,6 +7,10 @@ import tomllib
 from dataclasses import dataclass
 
 PLACEHOLDER = re.compile(r"\{\{(\d+)\}\}")
+APPROVED = "APPROVED"
+# A template's category when the templates file names none.
+DEFAULT_CATEGORY = "UTILITY"
+CATEGORIES = ("MARKETING", "UTILITY", "AUTHENTICATION")
 
 
 class TemplateError(ValueError):
@@ -15,13 +19,23 @@ class TemplateError(ValueError):
 
 @dataclass(frozen=True)
 class Template:
-    """An approved message template: name, language, body with {{n}} placeholders."""
+    """A message template: name, language, body with {{n}} placeholders, and Meta's status and category."""
 
     name: str
     language: str
     body: str
     parameters: tuple[str, ...]
     buttons: tuple[str, ...] = ()
+    category: str = DEFAULT_CATEGORY
+    # APPROVED unless Meta says otherwise (PAUSED, REJECTED, PENDING, DISABLED...).
+    status: str = APPROVED
+    # Why Meta paused, rejected or disabled it, when it said.
+    status_reason: str | None = None
+
+    @property
+    def approved(self) -> bool:
+        """Whether Meta lets the business send it now."""
+        return self.status == APPROVED
 
     @property
     def parameter_count(self) -> int:
@@ -59,6 +73,9 @@ class TemplateCatalog:
         """How many templates there are."""
         return len(self._by_key)
 
+    def refresh(self, *, check_now: bool = False) -> None:
+        """Look at the source again; a catalog read from a file never changes."""
+
     def find(self, name: str, language: str) -> Template:
         """The template with this name and language, or TemplateError."""
         template = self._by_key.get((name, language))
@@ -82,9 +99,12 @@ def parse_templates(text: str) -> TemplateCatalog:
                 body=str(entry["body"]),
                 parameters=tuple(str(p) for p in entry.get("parameters", [])),
                 buttons=tuple(str(b) for b in entry.get("buttons", [])),
+                category=str(entry.get("category", DEFAULT_CATEGORY)).upper(),
             )
         except (KeyError, TypeError) as error:
             raise TemplateError(f"template #{index} lacks {error}") from None
+        if template.category not in CATEGORIES:
+            raise TemplateError(f"template {template.name}: category must be one of {', '.join(CATEGORIES)}")
         numbers = {int(n) for n in PLACEHOLDER.findall(template.body)}
         if numbers != set(range(1, template.parameter_count + 1)):
             raise TemplateError(

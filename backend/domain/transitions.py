@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from backend.domain import states
+from backend.domain.opt_out import OPTED_OUT_DETAILS, OPTED_OUT_TITLE
 from backend.domain.outcomes import OutcomeKind
 from backend.domain.send_errors import LEASE_EXPIRED_TITLE, RESTORED_FROM_BACKUP_TITLE
 
@@ -49,6 +50,7 @@ class Actor(StrEnum):
     SENDER = "sender"
     SWEEPER = "sweeper"
     RULE = "rule"
+    OPT_OUT = "opt_out"
     SUPERVISOR = "supervisor"
     WEBHOOK = "webhook"
     RESTORE = "restore"
@@ -336,6 +338,22 @@ SUPERVISOR_CANCEL = _transition(
     guards=frozenset({"lease_expired"}),
 )
 
+# --- an opt-out of marketing: a marketing row not yet at Meta is cancelled before any call ---
+# A reserved row is `queued` too: its claim's `start` then matches nothing, so no call leaves for it.
+OPT_OUT_CANCEL = _transition(
+    "opt_out_cancel",
+    {QUEUED, HELD},
+    states.CANCELLED,
+    {
+        **LEAVE,
+        "last_error_code": Effect.CLEAR,
+        "last_error_title": Fixed(OPTED_OUT_TITLE),
+        "last_error_details": Fixed(OPTED_OUT_DETAILS),
+    },
+    actor=Actor.OPT_OUT,
+    guards=frozenset({"marketing", "recipient_opted_out"}),
+)
+
 # --- status webhooks ---
 STATUS_TIMESTAMPS: Final[Mapping[str, str]] = MappingProxyType(
     {
@@ -410,6 +428,7 @@ TRANSITIONS: Final[tuple[Transition, ...]] = (
     SUPERVISOR_MARK_SENT,
     SUPERVISOR_RESEND,
     SUPERVISOR_CANCEL,
+    OPT_OUT_CANCEL,
     WAMID_BY_KEY,
     *STATUS_MOVES.values(),
     *STATUS_EVIDENCE.values(),

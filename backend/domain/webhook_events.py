@@ -7,6 +7,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from backend.domain.account_events import (
+    ACCOUNT_FIELDS,
+    USER_PREFERENCES_FIELD,
+    AccountEvent,
+    parse_account_change,
+)
+
 WHATSAPP_OBJECT = "whatsapp_business_account"
 MESSAGES_FIELD = "messages"
 
@@ -92,6 +99,8 @@ class ParsedBody:
 
     messages: list[InboundMessageEvent] = field(default_factory=list)
     statuses: list[StatusEvent] = field(default_factory=list)
+    # Marketing preferences, template reviews, the number's quality and limit.
+    account_events: list[AccountEvent] = field(default_factory=list)
     value_errors: list[Any] = field(default_factory=list)
     # Changes of fields we do not act on (account_update, templates, calls...): stored, not processed.
     other_changes: int = 0
@@ -152,18 +161,26 @@ def parse_body(body: bytes, *, phone_number_id: str | None = None) -> ParsedBody
             parsed.problems.append("an entry without a changes list")
             continue
         for change in changes:
-            _parse_change(change, parsed, phone_number_id)
+            _parse_change(change, parsed, phone_number_id, entry.get("time"))
     return parsed
 
 
-def _parse_change(change: Any, parsed: ParsedBody, phone_number_id: str | None) -> None:
+def _parse_change(change: Any, parsed: ParsedBody, phone_number_id: str | None, entry_time: Any) -> None:
     if not isinstance(change, dict) or not isinstance(change.get("value"), dict):
         parsed.problems.append("a change without a value object")
         return
-    if change.get("field") != MESSAGES_FIELD:
+    value = change["value"]
+    field_name = change.get("field")
+    if isinstance(field_name, str) and field_name in ACCOUNT_FIELDS:
+        number = _text(_object(value.get("metadata")).get("phone_number_id"))
+        if field_name == USER_PREFERENCES_FIELD and phone_number_id is not None and number != phone_number_id:
+            parsed.foreign_events[number] = parsed.foreign_events.get(number, 0) + 1
+            return
+        parsed.account_events.extend(parse_account_change(field_name, value, entry_time))
+        return
+    if field_name != MESSAGES_FIELD:
         parsed.other_changes += 1
         return
-    value = change["value"]
     if phone_number_id is not None:
         number = _text(_object(value.get("metadata")).get("phone_number_id"))
         if number != phone_number_id:

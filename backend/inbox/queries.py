@@ -78,6 +78,7 @@ def message_resource(row: OutboxMessage) -> dict[str, Any]:
         "reply_to": row.reply_to,
         "hold_reason": row.hold_reason,
         "trigger_ref": row.trigger_ref,
+        "marketing": row.marketing,
     }
 
 
@@ -91,7 +92,23 @@ def _window_open(contact: Contact, now: datetime) -> bool:
 
 
 def _contact_resource(contact: Contact) -> dict[str, Any]:
-    return {"wa_id": contact.wa_id, "number": contact.number, "name": contact.profile_name}
+    return {
+        "wa_id": contact.wa_id,
+        "number": contact.number,
+        "name": contact.profile_name,
+        "opted_out": contact.opted_out_at is not None,
+        "opted_out_at": iso(contact.opted_out_at),
+    }
+
+
+def contact_resource(contact: Contact) -> dict[str, Any]:
+    """The public form of a contact (GET /v1/contacts/{wa_id}), with its opt-out and latest opt-in."""
+    return {
+        **_contact_resource(contact),
+        "opted_out_reason": contact.opted_out_reason,
+        "opted_in_at": iso(contact.opted_in_at),
+        "opted_in_note": contact.opted_in_note,
+    }
 
 
 def _conversation_resource(

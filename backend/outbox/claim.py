@@ -37,7 +37,15 @@ from backend.domain.pacing import (
     plan_claim,
 )
 from backend.domain.quiet_hours import parse_quiet_hours
-from backend.domain.transitions import DEFER, HOLD_CLOSED_WINDOW, RELEASE, RESERVE, START, Transition
+from backend.domain.transitions import (
+    DEFER,
+    HOLD_CLOSED_WINDOW,
+    OPT_OUT_CANCEL,
+    RELEASE,
+    RESERVE,
+    START,
+    Transition,
+)
 from backend.outbox.state_writes import (
     OUTBOX,
     ROW_ID,
@@ -134,6 +142,15 @@ def claim_batch(
     rows = _due_rows(session, now, limit + max(16, limit // 4), postgres)
     if not rows:
         return []
+    changes: Changes = []
+    # Marketing to a contact who opted out after it was queued is cancelled here, before any call.
+    stopped = [row for row in rows if row.marketing and row.opted_out]
+    if stopped:
+        session.execute(
+            transition_update(OPT_OUT_CANCEL, now).where(OUTBOX.c.id.in_([r.id for r in stopped]))
+        )
+        changes += [(OPT_OUT_CANCEL, _ref(row)) for row in stopped]
+        rows = [row for row in rows if not (row.marketing and row.opted_out)]
     numbers = sorted({row.to_number for row in rows})
     customer_next = _customer_slots(session, numbers)
     reached_numbers: set[str] = set()
@@ -154,7 +171,6 @@ def claim_batch(
     ]
     plan = plan_claim(candidates, state, rules, now, limit)
     by_id = {row.id: row for row in rows}
-    changes: Changes = []
 
     if plan.deferred:
         write_each(
@@ -306,6 +322,7 @@ def _due_rows(session: Session, now: datetime, fetch: int, postgres: bool) -> li
         OutboxMessage.urgent,
         OutboxMessage.business_initiated,
         OutboxMessage.media_id,
+        OutboxMessage.marketing,
     )
     rows: list[Any] = []
     ceiling: int | None = None
@@ -335,7 +352,7 @@ def _due_rows(session: Session, now: datetime, fetch: int, postgres: bool) -> li
         rows.extend(session.execute(query).all())
     if not rows:
         return []
-    windows = _window_closes_at(session, [row.conversation_id for row in rows if row.conversation_id])
+    facts = _contact_facts(session, [row.conversation_id for row in rows if row.conversation_id])
     graph_ids = _graph_media_ids(session, [row.media_id for row in rows if row.media_id], now)
     waiting = {row.id for row in rows if row.media_id and row.media_id not in graph_ids}
     if waiting:
@@ -344,7 +361,10 @@ def _due_rows(session: Session, now: datetime, fetch: int, postgres: bool) -> li
         later = now + MEDIA_WAIT
         write_each(session, DEFER, now, [{ROW_ID: row_id, "not_before": later} for row_id in sorted(waiting)])
         rows = [row for row in rows if row.id not in waiting]
-    return [_Row(row, windows.get(row.conversation_id), graph_ids.get(row.media_id)) for row in rows]
+    return [
+        _Row(row, *facts.get(row.conversation_id, (None, False)), graph_media_id=graph_ids.get(row.media_id))
+        for row in rows
+    ]
 
 
 def _graph_media_ids(session: Session, media_ids: list[str], now: datetime) -> dict[str, str]:
@@ -370,6 +390,8 @@ class _Row:
         "graph_media_id",
         "id",
         "kind",
+        "marketing",
+        "opted_out",
         "payload",
         "purpose",
         "reply_to",
@@ -379,7 +401,7 @@ class _Row:
     )
 
     def __init__(
-        self, row: Any, window_closes_at: datetime | None, graph_media_id: str | None = None
+        self, row: Any, window_closes_at: datetime | None, opted_out: bool, graph_media_id: str | None = None
     ) -> None:
         self.id: int = row.id
         self.dedupe_key: str = row.dedupe_key
@@ -393,17 +415,25 @@ class _Row:
         self.business_initiated: bool = bool(row.business_initiated)
         self.window_closes_at = window_closes_at
         self.graph_media_id = graph_media_id
+        self.marketing: bool = bool(row.marketing)
+        self.opted_out = opted_out
 
 
-def _window_closes_at(session: Session, conversation_ids: Sequence[int]) -> dict[int, datetime | None]:
+def _contact_facts(
+    session: Session, conversation_ids: Sequence[int]
+) -> dict[int, tuple[datetime | None, bool]]:
+    """Each conversation's window end and whether its contact opted out of marketing."""
     if not conversation_ids:
         return {}
     query = (
-        select(Conversation.id, Contact.window_closes_at)
+        select(Conversation.id, Contact.window_closes_at, Contact.opted_out_at)
         .join(Contact, Contact.id == Conversation.contact_id)
         .where(Conversation.id.in_(sorted(set(conversation_ids))))
     )
-    return {conversation_id: closes_at for conversation_id, closes_at in session.execute(query)}
+    return {
+        conversation_id: (closes_at, opted_out_at is not None)
+        for conversation_id, closes_at, opted_out_at in session.execute(query)
+    }
 
 
 def _customer_slots(session: Session, numbers: list[str]) -> dict[str, datetime]:

@@ -15,6 +15,8 @@ from backend.domain import states
 from backend.domain.messages import (
     KIND_TEMPLATE,
     MAX_TRIGGER_REF_LENGTH,
+    RECIPIENT_OPTED_OUT,
+    TEMPLATE_NOT_APPROVED,
     ButtonsRequest,
     CheckedMessage,
     MediaRequest,
@@ -22,12 +24,15 @@ from backend.domain.messages import (
     TemplateRequest,
     check_dedupe_key,
     check_message,
+    not_approved_message,
 )
+from backend.domain.opt_out import is_marketing
 from backend.domain.origins import ORIGIN_AGENT, ORIGIN_API
-from backend.domain.templates import TemplateCatalog
+from backend.domain.templates import APPROVED, TemplateCatalog
 from backend.inbox.contacts import contact_for_number, conversation_for
 from backend.inbox.waiting import waiting_for_reply
 from backend.journal import journal
+from backend.outbox.template_store import stored_status
 from backend.settings import Settings
 
 
@@ -90,12 +95,28 @@ def enqueue(
     """Store one outbox row for the request, or find the existing row of its dedupe key.
 
     The unique index on dedupe_key decides; there is no check-then-insert. A duplicate is
-    counted as a dedupe rejection and changes nothing.
+    counted as a dedupe rejection and changes nothing. A marketing message to a contact who opted
+    out is refused (MessageError `recipient_opted_out`), unless its key already names a row.
     """
     checked = check_request(request, templates)
+    if request.template is not None and settings.whatsapp_business_account_id:
+        # The table holds what Meta said last, whichever process heard it (a catalog may be a second behind).
+        name, language = request.template.name, request.template.language
+        status = stored_status(session, name, language)
+        if status is None:
+            raise MessageError("invalid_template", f"there is no template {name!r} in language {language!r}")
+        if status != APPROVED:
+            raise MessageError(TEMPLATE_NOT_APPROVED, not_approved_message(name, language, status))
     contact = contact_for_number(session, checked.to_number, now)
-    conversation = conversation_for(session, contact, now)
     rule = settings.rule_for(request.purpose)
+    marketing = is_marketing(purpose_marketing=rule.marketing, template_category=checked.template_category)
+    if marketing and contact.opted_out_at is not None and not _key_exists(session, request.dedupe_key):
+        raise MessageError(
+            RECIPIENT_OPTED_OUT,
+            f"{checked.to_number} opted out of marketing messages; "
+            f"{request.purpose} is marketing, so it is not sent",
+        )
+    conversation = conversation_for(session, contact, now)
     by_person = request.origin == ORIGIN_AGENT
     statement = insert_ignoring_conflicts(
         session,
@@ -115,6 +136,7 @@ def enqueue(
         not_before=request.not_before or now,
         business_initiated=checked.kind == KIND_TEMPLATE and request.reply_to is None,
         urgent=rule.urgent,
+        marketing=marketing,
         reply_to=request.reply_to,
         created_by=request.created_by,
         batch_id=request.batch_id,
@@ -144,3 +166,7 @@ def enqueue(
         now,
     )
     return EnqueueResult(message, created=True)
+
+
+def _key_exists(session: Session, dedupe_key: str) -> bool:
+    return session.scalar(select(OutboxMessage.id).where(OutboxMessage.dedupe_key == dedupe_key)) is not None

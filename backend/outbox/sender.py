@@ -25,7 +25,7 @@ import threading
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -45,6 +45,8 @@ from backend.outbox.claim import (
     start_reserved,
 )
 from backend.outbox.graph_transport import KeepAliveTransport
+from backend.outbox.number_health import TierSource
+from backend.outbox.opt_outs import after_refusals
 from backend.outbox.outcomes import give_back_unsent, record_outcomes
 from backend.outbox.state_writes import journal_transitions
 from backend.parts import BackendParts
@@ -195,6 +197,9 @@ class OutboxSender:
         self._start_room = max(1, STARTED_AHEAD // self._interval)
         self._arrival = datetime(2000, 1, 1, tzinfo=UTC)
         self._rules: PacingRules = pacing_rules(settings, horizon_seconds)
+        # Meta's messaging limit (from quality webhooks and reads) unless one was set by hand.
+        self._tier = TierSource(parts.database, settings)
+        self._templates = parts.templates
         self._grace = shutdown_grace_seconds
         # Parsed once: URL and header parsing per request cost more than the socket work at volume.
         self._url = httpx.URL(
@@ -514,9 +519,13 @@ class OutboxSender:
 
     def _claim(self, limit: int) -> list[ClaimedMessage]:
         with self.database.transaction() as session:
+            rules = self._rules
+            tier = self._tier.limit(session)
+            if tier != rules.tier_limit:
+                rules = replace(rules, tier_limit=tier)
             return claim_batch(
                 session,
-                rules=self._rules,
+                rules=rules,
                 lease_seconds=self._lease_seconds,
                 now=self._clock(),
                 limit=limit,
@@ -540,6 +549,7 @@ class OutboxSender:
             record_outcomes(
                 session, results, settings=self.settings, now=now, jitter=self._jitter, changes=changes
             )
+            after_refusals(session, results, settings=self.settings, templates=self._templates, now=now)
             give_back_unsent(session, given_back, now, changes)
             release_reserved(session, released, now)
             started = start_reserved(

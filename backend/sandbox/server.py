@@ -23,7 +23,9 @@ from typing import Any, Final, TypeVar
 import httpx
 
 from backend.clock import Clock, utc_now
+from backend.domain.account_events import QUALITY_FIELD, TEMPLATE_STATUS_FIELD
 from backend.domain.phone import InvalidNumberError, normalize_number
+from backend.sandbox.account import STOPPED_MARKETING, AccountError, SandboxAccount
 from backend.sandbox.customers import (
     CustomerSettings,
     SimulatedCustomers,
@@ -66,6 +68,7 @@ T = TypeVar("T")
 SEND_PATH: Final = re.compile(r"^/(v\d+(?:\.\d+)?)/([^/]+)/messages/?$")
 UPLOAD_PATH: Final = re.compile(r"^/(v\d+(?:\.\d+)?)/([^/]+)/media/?$")
 MEDIA_PATH: Final = re.compile(r"^/(v\d+(?:\.\d+)?)/(\d+)/?$")
+TEMPLATES_PATH: Final = re.compile(r"^/(v\d+(?:\.\d+)?)/([^/]+)/message_templates/?$")
 MAX_REMEMBERED_BUTTONS: Final = 100_000
 MAX_PROFILE_NAME_LENGTH: Final = 100
 # What `POST /_sandbox/inbound` can make a customer send (exactly one per call).
@@ -195,6 +198,11 @@ class LedgerEntry:
         }
 
 
+def _template_key(content: dict[str, Any]) -> tuple[str, str]:
+    """(name, language) of a checked template send."""
+    return str(content.get("name")), str(content.get("language", {}).get("code"))
+
+
 def is_loopback(host: str) -> bool:
     """Whether a peer address is this machine."""
     try:
@@ -295,6 +303,9 @@ class Sandbox:
             self._deliver_inbound,
             self._rng,
             self._keep_media,
+        )
+        self._account = SandboxAccount(
+            self.catalog, self.config.phone_number_id, self.config.display_phone_number
         )
         self._http = HttpServer(self._handle)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -428,10 +439,33 @@ class Sandbox:
         match = UPLOAD_PATH.match(path)
         if match is not None and request.method == "POST":
             return self._upload(request, match.group(1), match.group(2))
+        match = TEMPLATES_PATH.match(path)
+        if match is not None and request.method == "GET":
+            return self._templates_page(request, match.group(1), match.group(2))
         match = MEDIA_PATH.match(path)
         if match is not None and request.method == "GET":
+            if match.group(2) == self.config.phone_number_id:
+                return self._number_info(request, match.group(1))
             return self._media_info(request, match.group(1), match.group(2))
         return self._graph_error(unknown_path(), "v23.0")
+
+    def _templates_page(self, request: Request, version: str, account_id: str) -> Response:
+        if request.headers.get("authorization") != f"Bearer {self.config.token}":
+            return self._graph_error(invalid_token(), version)
+        if account_id != self.config.business_account_id:
+            return self._graph_error(unknown_object(account_id), version)
+        base = f"{self.url}/{version}/{account_id}/message_templates"
+        try:
+            page = self._account.templates_page(base, request.query.get("limit"), request.query.get("after"))
+        except GraphError as error:
+            return self._graph_error(error, version)
+        return Response(200, json.dumps(page).encode(), headers=self._graph_headers(version))
+
+    def _number_info(self, request: Request, version: str) -> Response:
+        if request.headers.get("authorization") != f"Bearer {self.config.token}":
+            return self._graph_error(invalid_token(), version)
+        body = json.dumps(self._account.number_info()).encode()
+        return Response(200, body, headers=self._graph_headers(version))
 
     def _graph_headers(self, version: str) -> list[tuple[str, str]]:
         return [
@@ -484,6 +518,8 @@ class Sandbox:
             parsed = parse_request(payload, self.catalog, self._numbers)
             if isinstance(parsed, ReadRequest):
                 return self._mark_read(parsed, version)
+            if parsed.message_type == "template":
+                self._account.check_template(*_template_key(parsed.content))
             now = self.config.clock()
             shown = self._media_shown(parsed)
             self._check_policy(parsed, now.timestamp())
@@ -562,11 +598,24 @@ class Sandbox:
         faults = self.faults
         delay = self.config.status_delay
         unknown_media = shown == UNKNOWN_MEDIA
-        if unknown_media or (
-            faults.message_failure_rate and self._rng.random() < faults.message_failure_rate
+        stopped = (
+            request.message_type == "template"
+            and request.wa_id in self._account.stopped
+            and self._account.is_marketing(*_template_key(request.content))
+        )
+        if (
+            unknown_media
+            or stopped
+            or (faults.message_failure_rate and self._rng.random() < faults.message_failure_rate)
         ):
-            # Meta accepts a send naming a media id it does not have, then reports it failed (131053).
-            self._counts["media_sends_refused" if unknown_media else "message_failures_injected"] += 1
+            # Meta accepts a send naming a media id it does not have, then reports it failed (131053);
+            # marketing to a customer who sent STOP is reported failed with 131050.
+            if unknown_media:
+                self._counts["media_sends_refused"] += 1
+            elif stopped:
+                self._counts["stopped_marketing"] += 1
+            else:
+                self._counts["message_failures_injected"] += 1
             failed: dict[str, Any] = {
                 "id": wamid,
                 "status": "failed",
@@ -575,7 +624,12 @@ class Sandbox:
             }
             if request.callback_data is not None:
                 failed["biz_opaque_callback_data"] = request.callback_data
-            failed["errors"] = [FAILED_UNKNOWN_MEDIA if unknown_media else FAILED_UNDELIVERABLE]
+            if unknown_media:
+                failed["errors"] = [FAILED_UNKNOWN_MEDIA]
+            elif stopped:
+                failed["errors"] = [STOPPED_MARKETING]
+            else:
+                failed["errors"] = [FAILED_UNDELIVERABLE]
             self._emitter.schedule(Event("status", failed), delay)
             return wamid
         self._ledger.append(
@@ -759,6 +813,8 @@ class Sandbox:
         if context_id is not None:
             message["context"] = {"from": self.config.display_phone_number, "id": context_id}
         message.update(fields_)
+        text = fields_.get("text")
+        self._account.customer_wrote(wa_id, text.get("body") if isinstance(text, dict) else None)
         contact = {"profile": {"name": self._customers.name_of(e164)}, "wa_id": wa_id}
         self._emitter.schedule(Event("message", message, contact), 0.0)
         self._counts["inbound"] += 1
@@ -799,15 +855,34 @@ class Sandbox:
             return _json(200, {"customers": self._customers.known_customers()})
         if path == "/_sandbox/customers" and method == "POST":
             return self._control_customer(request)
+        if path in {"/_sandbox/templates", "/_sandbox/quality"} and method == "GET":
+            return _json(200, self._account.as_dict())
+        if path == "/_sandbox/templates" and method == "POST":
+            return self._account_change(request, TEMPLATE_STATUS_FIELD, self._account.set_template_status)
+        if path == "/_sandbox/quality" and method == "POST":
+            return self._account_change(request, QUALITY_FIELD, self._account.set_quality)
         if path in {
             "/_sandbox/ledger",
             "/_sandbox/stats",
             "/_sandbox/faults",
             "/_sandbox/inbound",
             "/_sandbox/customers",
+            "/_sandbox/templates",
+            "/_sandbox/quality",
         }:
             return _control_error(405, "method_not_allowed", f"{method} is not allowed on {path}")
         return _control_error(404, "not_found", f"no control endpoint {path}")
+
+    def _account_change(
+        self, request: Request, field_name: str, change: Callable[[Any], dict[str, Any]]
+    ) -> Response:
+        try:
+            value = change(self._control_json(request))
+        except AccountError as error:
+            return _control_error(400, "invalid_change", str(error))
+        self._emitter.schedule(Event("account", value, field=field_name), 0.0)
+        self._counts[f"{field_name}_sent"] += 1
+        return _json(200, {**self._account.as_dict(), "webhook": value})
 
     @staticmethod
     def _control_json(request: Request) -> Any:

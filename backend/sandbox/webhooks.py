@@ -66,14 +66,25 @@ class Business:
             ],
         }
 
+    def account_envelope(self, field_name: str, value: dict[str, Any], time: int) -> dict[str, Any]:
+        """Wrap one change of an account field (template reviews, quality) as Meta does: no metadata."""
+        return {
+            "object": "whatsapp_business_account",
+            "entry": [
+                {"id": self.account_id, "time": time, "changes": [{"value": value, "field": field_name}]}
+            ],
+        }
+
 
 @dataclass
 class Event:
-    """One update waiting to be sent: a status of our message, or a customer's message."""
+    """One update waiting to be sent: a status of our message, a customer's message, or an account change."""
 
-    kind: str  # "status" or "message"
+    kind: str  # "status", "message" or "account"
     data: dict[str, Any]
     contact: dict[str, Any] | None = None
+    # The webhook field of an account change (message_template_status_update, phone_number_quality_update).
+    field: str | None = None
 
 
 @dataclass
@@ -273,10 +284,18 @@ class WebhookEmitter:
         for delivery in deliveries:
             self._launch(delivery)
         for message in messages:
-            self._launch(self._delivery_for([message], now))
+            if message.kind == "account":
+                self._launch(self._account_delivery(message, now))
+            else:
+                self._launch(self._delivery_for([message], now))
         size = max(1, self.settings.batch_size)
         for start in range(0, len(statuses), size):
             self._launch(self._delivery_for(statuses[start : start + size], now))
+
+    def _account_delivery(self, event: Event, now: float) -> Delivery:
+        assert event.field is not None
+        body = self.business.account_envelope(event.field, event.data, int(self._timestamp() or now))
+        return Delivery(serialize(body), 1, now)
 
     def _delivery_for(self, events: list[Event], now: float) -> Delivery:
         timestamp = self._timestamp()

@@ -7,6 +7,7 @@ from werkzeug.routing import IntegerConverter, Map, ValidationError
 
 from backend.web import (
     canned_api,
+    contacts_api,
     conversation_tools_api,
     conversations_api,
     events_api,
@@ -81,6 +82,7 @@ def register_api(app: Flask) -> None:
         module.register(app)
     conversation_tools_api.register(app)
     canned_api.register(app)
+    contacts_api.register(app)
     search_api.register(app)
     reports_api.register(app)
     webhook_subscriptions_api.register(app)

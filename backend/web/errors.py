@@ -7,6 +7,8 @@ from typing import Any
 from flask import Flask, Response, jsonify
 from werkzeug.exceptions import HTTPException
 
+from backend.domain.messages import MessageError
+
 
 class ApiError(Exception):
     """An error a route raises to answer the client with a status, a code and a message."""
@@ -48,6 +50,11 @@ def install_error_handlers(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def _api_error(error: ApiError) -> Response:
         return error_response(error.status, error.code, error.message, **error.extra)
+
+    @app.errorhandler(MessageError)
+    def _message_error(error: MessageError) -> Response:
+        # Refusals found inside a transaction (an opted-out recipient, a template Meta paused).
+        return error_response(error.status, error.code, error.message)
 
     @app.errorhandler(HTTPException)
     def _http_error(error: HTTPException) -> Response:

@@ -14,6 +14,7 @@ from backend.domain import media as media_rules
 from backend.domain.messages import (
     MAX_TRIGGER_REF_LENGTH,
     MEDIA_SEND_KINDS,
+    RECIPIENT_OPTED_OUT,
     Button,
     ButtonsRequest,
     MediaRequest,
@@ -145,7 +146,7 @@ def message_request(
     try:
         check_request(request_, templates())
     except MessageError as error:
-        raise ApiError(400, error.code, error.message) from None
+        raise ApiError(error.status, error.code, error.message) from None
     return request_
 
 
@@ -232,6 +233,7 @@ def _batch_answer(batch: Batch) -> dict[str, Any]:
         "client_ref": batch.client_ref,
         "queued": batch.message_count,
         "duplicates": batch.duplicate_count,
+        "opted_out": list(batch.opted_out_keys or []),
     }
 
 
@@ -289,14 +291,22 @@ def post_batch() -> Response:
             response.headers[idempotency.REPLAYED_HEADER] = "true"
             return response
         queued = duplicates = 0
+        opted_out: list[str] = []
         for item in requests:
-            result = enqueue(
-                session,
-                MessageRequest(**{**item.__dict__, "batch_id": batch_id}),
-                templates=templates(),
-                settings=context.settings,
-                now=moment,
-            )
+            try:
+                result = enqueue(
+                    session,
+                    MessageRequest(**{**item.__dict__, "batch_id": batch_id}),
+                    templates=templates(),
+                    settings=context.settings,
+                    now=moment,
+                )
+            except MessageError as error:
+                if error.code != RECIPIENT_OPTED_OUT:
+                    raise
+                # One customer's opt-out does not fail the others: listed in the answer instead.
+                opted_out.append(item.dedupe_key)
+                continue
             if result.created:
                 queued += 1
             else:
@@ -304,6 +314,7 @@ def post_batch() -> Response:
         batch = session.get_one(Batch, batch_id)
         batch.message_count = queued
         batch.duplicate_count = duplicates
+        batch.opted_out_keys = opted_out
         session.flush()
         answer = _batch_answer(batch)
     response = jsonify(answer)

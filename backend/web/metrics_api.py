@@ -17,6 +17,8 @@ from backend.domain.statistics import percentile
 from backend.inbox.inbound import WORK_QUEUE
 from backend.media.records import media_disk_use
 from backend.operations.archive import free_disk_bytes, last_backup
+from backend.outbox.number_health import current_health, effective_tier_limit, health_history
+from backend.settings import Settings
 from backend.web.common import iso, now, require_token, templates
 from backend.web.context import web_context
 
@@ -26,6 +28,35 @@ GAP_PERIOD = timedelta(hours=1)
 blueprint = Blueprint("metrics", __name__, url_prefix="/v1")
 blueprint.before_request(require_token)
 public = Blueprint("public_metrics", __name__)
+
+
+def number_health(session: Session, settings: Settings) -> dict[str, Any]:
+    """The messaging tier the pacer keeps, the quality rating, and their history, newest first."""
+    health = current_health(session)
+    limit = effective_tier_limit(session, settings)
+    return {
+        "messaging_tier": {
+            "tier": health.messaging_tier,
+            "limit": limit,
+            # A hand-set INBOX_MESSAGING_TIER wins over Meta's.
+            "set_by_hand": settings.messaging_tier_set,
+        },
+        "quality_rating": {
+            "rating": health.quality_rating,
+            "dropped": health.quality_dropped,
+            "updated_at": iso(health.updated_at),
+        },
+        "number_health_history": [
+            {
+                "recorded_at": iso(row.recorded_at),
+                "quality_rating": row.quality_rating,
+                "messaging_tier": row.messaging_tier,
+                "source": row.source,
+                "event": row.event,
+            }
+            for row in health_history(session)
+        ],
+    }
 
 
 def collect(session: Session, moment: datetime) -> dict[str, Any]:
@@ -138,8 +169,11 @@ def _measures() -> dict[str, Any]:
 
 @blueprint.get("/metrics")
 def get_metrics() -> Response:
-    """The measures as JSON."""
-    return jsonify(_measures())
+    """The measures as JSON, with the number's messaging tier and quality rating."""
+    context = web_context()
+    with context.database.reader() as session:
+        health = number_health(session, context.settings)
+    return jsonify({**_measures(), **health})
 
 
 @public.get("/metrics")
@@ -150,7 +184,9 @@ def get_prometheus_metrics() -> Response:
 
 @blueprint.get("/templates")
 def get_templates() -> Response:
-    """The templates the business may send."""
+    """The templates: the file's, or Meta's with their review status (only APPROVED ones can be sent)."""
+    catalog = templates()
+    catalog.refresh(check_now=True)
     listed = [
         {
             "name": template.name,
@@ -159,8 +195,11 @@ def get_templates() -> Response:
             "parameters": list(template.parameters),
             "parameter_count": template.parameter_count,
             "buttons": list(template.buttons),
+            "status": template.status,
+            "category": template.category,
+            "status_reason": template.status_reason,
         }
-        for template in templates()
+        for template in catalog
     ]
     return jsonify({"templates": listed, "next_cursor": None})
 

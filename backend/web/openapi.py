@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from backend.domain.opt_out import REASONS as OPT_OUT_REASONS
 from backend.domain.outgoing_webhooks import ALL_EVENTS, EVENT_TYPES
 from backend.domain.send_errors import ErrorReason
 from backend.domain.states import ALL_STATES
@@ -55,6 +56,8 @@ _REASON_TEXT = (
     "cannot be sent as it is); restored_from_backup (queued, sending or unknown when the backup that "
     "was restored was taken: it may have gone out after, so it waits for its purpose's rule or a "
     "supervisor); other (anything else, e.g. an HTTP error without a Meta code)."
+    "cannot be sent as it is); recipient_opted_out (a marketing message cancelled before it went: "
+    "the customer opted out); other (anything else, e.g. an HTTP error without a Meta code)."
 )
 
 _ERROR_TEXT = {
@@ -153,6 +156,11 @@ def _schemas() -> dict[str, Schema]:
             "reply_to": _NULLABLE_STRING,
             "hold_reason": _NULLABLE_STRING,
             "trigger_ref": _NULLABLE_STRING,
+            "marketing": {
+                **_BOOLEAN,
+                "description": "Its purpose is marketing or its template's category is MARKETING: "
+                "never sent to a contact who opted out.",
+            },
         },
         ["key", "to", "purpose", "state", "wamid", "attempts", "error", "created_at"],
     )
@@ -199,8 +207,14 @@ def _schemas() -> dict[str, Schema]:
         {
             "id": _INTEGER,
             "contact": _object(
-                {"wa_id": _NULLABLE_STRING, "number": _NULLABLE_STRING, "name": _NULLABLE_STRING},
-                ["wa_id", "number", "name"],
+                {
+                    "wa_id": _NULLABLE_STRING,
+                    "number": _NULLABLE_STRING,
+                    "name": _NULLABLE_STRING,
+                    "opted_out": {**_BOOLEAN, "description": "Opted out of marketing."},
+                    "opted_out_at": _NULLABLE_TIME,
+                },
+                ["wa_id", "number", "name", "opted_out", "opted_out_at"],
             ),
             "assignee": _NULLABLE_STRING,
             "last_message_at": _NULLABLE_TIME,
@@ -371,8 +385,17 @@ def _schemas() -> dict[str, Schema]:
             ["key", "wamid", "purpose", "body", "sent_at"],
         ),
         "Batch": _object(
-            {"batch_id": _INTEGER, "client_ref": _STRING, "queued": _INTEGER, "duplicates": _INTEGER},
-            ["batch_id", "client_ref", "queued", "duplicates"],
+            {
+                "batch_id": _INTEGER,
+                "client_ref": _STRING,
+                "queued": _INTEGER,
+                "duplicates": _INTEGER,
+                "opted_out": {
+                    **_STRINGS,
+                    "description": "Keys not queued: marketing to a customer who opted out.",
+                },
+            },
+            ["batch_id", "client_ref", "queued", "duplicates", "opted_out"],
         ),
         "BatchProgress": _object(
             {
@@ -456,6 +479,40 @@ def _schemas() -> dict[str, Schema]:
                     **_nullable(_INTEGER),
                     "description": "Free disk space where the server's data folder is (null: unknown).",
                 },
+                "messaging_tier": _object(
+                    {
+                        "tier": {**_NULLABLE_STRING, "description": "Meta's name (TIER_250, TIER_2K...)."},
+                        "limit": {
+                            **_nullable(_INTEGER),
+                            "description": "Customers a day the pacer lets business-initiated sends "
+                            "reach; null: no limit.",
+                        },
+                        "set_by_hand": {**_BOOLEAN, "description": "INBOX_MESSAGING_TIER wins over Meta."},
+                    },
+                    ["tier", "limit", "set_by_hand"],
+                ),
+                "quality_rating": _object(
+                    {
+                        "rating": {**_NULLABLE_STRING, "description": "GREEN, YELLOW, RED or UNKNOWN."},
+                        "dropped": {**_BOOLEAN, "description": "The last change of the rating was a drop."},
+                        "updated_at": _NULLABLE_TIME,
+                    },
+                    ["rating", "dropped", "updated_at"],
+                ),
+                "number_health_history": {
+                    "type": "array",
+                    "description": "The latest readings, newest first (webhooks and reads).",
+                    "items": _object(
+                        {
+                            "recorded_at": _TIME,
+                            "quality_rating": _NULLABLE_STRING,
+                            "messaging_tier": _NULLABLE_STRING,
+                            "source": {"type": "string", "enum": ["webhook", "read"]},
+                            "event": _NULLABLE_STRING,
+                        },
+                        ["recorded_at", "quality_rating", "messaging_tier", "source", "event"],
+                    ),
+                },
             },
             [
                 "sending_over_1m",
@@ -483,8 +540,30 @@ def _schemas() -> dict[str, Schema]:
                 "parameters": {"type": "array", "items": _STRING},
                 "parameter_count": _INTEGER,
                 "buttons": {"type": "array", "items": _STRING},
+                "status": {
+                    **_STRING,
+                    "description": "Meta's review: APPROVED (sendable), PAUSED, REJECTED, PENDING...",
+                },
+                "category": {"type": "string", "enum": ["MARKETING", "UTILITY", "AUTHENTICATION"]},
+                "status_reason": {**_NULLABLE_STRING, "description": "Why Meta paused or rejected it."},
             },
-            ["name", "language", "body", "parameters"],
+            ["name", "language", "body", "parameters", "status", "category"],
+        ),
+        "Contact": _object(
+            {
+                "wa_id": _NULLABLE_STRING,
+                "number": _NULLABLE_STRING,
+                "name": _NULLABLE_STRING,
+                "opted_out": {**_BOOLEAN, "description": "Opted out of marketing."},
+                "opted_out_at": _NULLABLE_TIME,
+                "opted_out_reason": {
+                    **_nullable({"type": "string", "enum": sorted(OPT_OUT_REASONS)}),
+                    "description": "keyword, button, user_preferences (Meta), meta_131050 or api.",
+                },
+                "opted_in_at": _NULLABLE_TIME,
+                "opted_in_note": {**_NULLABLE_STRING, "description": "How consent was given."},
+            },
+            ["wa_id", "number", "name", "opted_out", "opted_out_at", "opted_out_reason"],
         ),
     }
 
@@ -720,6 +799,10 @@ _WAMID = {
     "description": "The inbound message's wamid, percent-encoded as one path segment.",
 }
 _ID = _path("id", {"type": "integer", "minimum": 1})
+_WA_ID = {
+    **_path("wa_id", {"type": "string", "pattern": "^[0-9]{1,32}$"}),
+    "description": "The contact's WhatsApp id: the number's digits.",
+}
 
 
 def _paths() -> dict[str, Schema]:
@@ -780,6 +863,9 @@ def _paths() -> dict[str, Schema]:
                     {202: ("Queued (or the first answer replayed)", _ref("Message"))},
                     [400, 401, 409, 413, 422],
                 ),
+                description="409 recipient_opted_out: marketing (by its purpose or its template's "
+                "category) to a customer who opted out. 422 template_not_approved: Meta has paused, "
+                "rejected or not yet approved the template.",
                 parameters=[_IDEMPOTENCY_KEY],
                 requestBody=_body(_ref("MessageRequest")),
             )
@@ -812,8 +898,11 @@ def _paths() -> dict[str, Schema]:
             "post": _operation(
                 "Queue up to 1,000 messages under one client_ref",
                 _responses(
-                    {202: ("The batch (or the existing one, replayed)", _ref("Batch"))}, [400, 401, 413]
+                    {202: ("The batch (or the existing one, replayed)", _ref("Batch"))},
+                    [400, 401, 413, 422],
                 ),
+                description="A template Meta has not approved is 422 template_not_approved for the whole "
+                "batch; marketing to a customer who opted out is listed in `opted_out`, the rest queued.",
                 requestBody=_body(_ref("BatchRequest")),
             )
         },
@@ -1162,6 +1251,42 @@ def _paths() -> dict[str, Schema]:
                 "Unknown, held and stuck-sending messages with evidence (supervisors only)",
                 _responses({200: ("Items", _list("items", _ref("SupervisorItem")))}, [400, 401, 403]),
                 parameters=_PAGED,
+            )
+        },
+        "/v1/contacts/{wa_id}": {
+            "get": _operation(
+                "A contact, with its opt-out of marketing",
+                _responses({200: ("The contact", _ref("Contact"))}, [400, 401, 404]),
+                parameters=[_WA_ID],
+            )
+        },
+        "/v1/contacts/{wa_id}/opt-out": {
+            "post": _operation(
+                "Opt the contact out of marketing; its queued marketing is cancelled",
+                _responses({200: ("The contact", _ref("Contact"))}, [400, 401, 404]),
+                description="Journal: contact.opted_out (with the cancelled keys) and message.state_changed.",
+                parameters=[_WA_ID],
+            )
+        },
+        "/v1/contacts/{wa_id}/opt-in": {
+            "post": _operation(
+                "Opt the contact back in to marketing (supervisors only)",
+                _responses({200: ("The contact", _ref("Contact"))}, [400, 401, 403, 404, 413]),
+                description="Journal: contact.opted_in.",
+                parameters=[_WA_ID],
+                requestBody=_body(
+                    _object(
+                        {
+                            "note": {
+                                "type": "string",
+                                "minLength": 1,
+                                "maxLength": 1000,
+                                "description": "How consent was given.",
+                            }
+                        },
+                        ["note"],
+                    )
+                ),
             )
         },
         "/v1/templates": {

@@ -17,6 +17,7 @@ from backend.clock import Clock, utc_now
 from backend.database import Database
 from backend.database.models import ProcessedEvent, WebhookDelivery
 from backend.database.upsert import dialect_insert
+from backend.domain.account_events import AccountEvent
 from backend.domain.webhook_events import (
     InboundMessageEvent,
     ParsedBody,
@@ -29,6 +30,7 @@ from backend.domain.webhook_events import (
 from backend.inbox.inbound import store_inbound
 from backend.journal import journal_many
 from backend.parts import BackendParts, WindowOpenedHook
+from backend.webhooks.compliance import Compliance
 from backend.webhooks.statuses import apply_statuses
 
 log = logging.getLogger(__name__)
@@ -126,12 +128,16 @@ def apply_deliveries(
     on_window_opened: WindowOpenedHook | None = None,
     foreign_numbers: ForeignNumbers | None = None,
     replay: bool = False,
+    compliance: Compliance | None = None,
 ) -> ProcessingResult:
-    """Apply every event of these parsed deliveries once; the caller commits (keys and effects together)."""
+    """Apply every event of these parsed deliveries once; the caller commits (keys and effects together).
+
+    With `compliance`, stop messages, preference, template and quality webhooks take effect too.
+    """
     result = ProcessingResult(deliveries=len(deliveries))
     seen: set[str] = set()
     first_delivery: list[tuple[str, int]] = []
-    candidates: list[InboundMessageEvent | StatusEvent] = []
+    candidates: list[InboundMessageEvent | StatusEvent | AccountEvent] = []
     for delivery in deliveries:
         if delivery.problem is not None:
             result.parse_failures += 1
@@ -142,9 +148,10 @@ def apply_deliveries(
             result.foreign_events += count
             if foreign_numbers is not None:
                 foreign_numbers.report(number)
-        events: list[InboundMessageEvent | StatusEvent] = [
+        events: list[InboundMessageEvent | StatusEvent | AccountEvent] = [
             *delivery.parsed.messages,
             *delivery.parsed.statuses,
+            *delivery.parsed.account_events,
         ]
         for event in events:
             result.events += 1
@@ -159,13 +166,19 @@ def apply_deliveries(
     result.duplicates += len(candidates) - len(fresh)
     result.applied = len(fresh)
 
-    status_outcome = apply_statuses(session, [e for e in fresh if isinstance(e, StatusEvent)], now)
-    inbound_outcome = store_inbound(
-        session,
-        [e for e in fresh if isinstance(e, InboundMessageEvent)],
-        now,
-        on_window_opened=on_window_opened,
-    )
+    fresh_statuses = [e for e in fresh if isinstance(e, StatusEvent)]
+    fresh_messages = [e for e in fresh if isinstance(e, InboundMessageEvent)]
+    status_outcome = apply_statuses(session, fresh_statuses, now)
+    inbound_outcome = store_inbound(session, fresh_messages, now, on_window_opened=on_window_opened)
+    compliance_journal: list[tuple[str, dict[str, Any]]] = []
+    if compliance is not None:
+        compliance_journal = compliance.apply(
+            session,
+            messages=fresh_messages,
+            statuses=fresh_statuses,
+            account_events=[e for e in fresh if not isinstance(e, InboundMessageEvent | StatusEvent)],
+            now=now,
+        ).journal
     result.unmatched_statuses = status_outcome.unmatched
     result.cross_contact_quotes = inbound_outcome.cross_contact_quotes
     result.value_errors = sum(
@@ -195,7 +208,7 @@ def apply_deliveries(
         counters.bump(session, counters.FOREIGN_NUMBER_EVENTS, result.foreign_events)
     if result.cross_contact_quotes:
         counters.bump(session, counters.CROSS_CONTACT_QUOTES, result.cross_contact_quotes)
-    _journal_all(session, status_outcome.journal + inbound_outcome.journal, now)
+    _journal_all(session, status_outcome.journal + inbound_outcome.journal + compliance_journal, now)
     return result
 
 
@@ -238,6 +251,7 @@ class WebhookProcessor:
         # benchmarks) there is nothing to tell ours apart, so every event is. One processor runs in
         # each process, so the warning about a foreign number comes once per process.
         self._foreign_numbers = ForeignNumbers(parts.settings.whatsapp_phone_number_id or None)
+        self._compliance = Compliance(parts.settings, parts.templates)
 
     def run_once(self) -> ProcessingResult:
         """Process one batch of pending bodies (oldest first); an empty result when none wait."""
@@ -293,6 +307,7 @@ class WebhookProcessor:
                 self._clock(),
                 on_window_opened=self._on_window_opened,
                 foreign_numbers=self._foreign_numbers,
+                compliance=self._compliance,
             )
 
     def _parse(self, delivery_id: int, body: bytes) -> ParsedDelivery:
@@ -322,6 +337,7 @@ class WebhookProcessor:
                             self._clock(),
                             on_window_opened=self._on_window_opened,
                             foreign_numbers=self._foreign_numbers,
+                            compliance=self._compliance,
                         )
                     )
             except OperationalError as error:
@@ -360,6 +376,7 @@ def replay_since(
     clock: Clock = utc_now,
     batch_size: int = DEFAULT_BATCH_SIZE,
     on_window_opened: WindowOpenedHook | None = None,
+    compliance: Compliance | None = None,
 ) -> ProcessingResult:
     """Process again every body received since `since` (our number's events, as the processor does)."""
     total = ProcessingResult()
@@ -387,5 +404,6 @@ def replay_since(
                     on_window_opened=on_window_opened,
                     foreign_numbers=foreign_numbers,
                     replay=True,
+                    compliance=compliance,
                 )
             )

@@ -35,6 +35,7 @@ SUBCOMMANDS = [
     "user",
     "webhooks",
     "tls",
+    "templates",
     "logs",
     "service",
     "media",

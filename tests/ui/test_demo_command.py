@@ -19,6 +19,7 @@ from app.demo_story import (
     HANNAH,
     LUCIA,
     MARCUS,
+    NORA,
     PRIYA,
     RAVI,
     STORY_AGENT,
@@ -165,6 +166,8 @@ def test_the_story_gives_each_customer_the_placement_and_status_of_their_day(
             assert hannah["status"] == "snoozed" and hannah["snoozed_until"] is not None
             assert conversation(BEN)["status"] == "pending"
             assert inbound(RAVI)[0][:2] == ("text", "work_queue")
+            nora = conversation(NORA)["contact"]
+            assert nora["opted_out"] is True and nora["opted_out_at"] is not None
             # Only the two real doubts reach the work queue: background chat never does.
             work = client.get("/v1/work-queue").json()["items"]
             by_number = {item["from"]: len(item["candidates"]) for item in work}

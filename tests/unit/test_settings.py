@@ -136,3 +136,30 @@ def test_the_lan_listener_is_off_by_default_and_set_by_host_and_port(tmp_path: P
 def test_a_lan_setting_that_cannot_be_used_is_refused_by_name(tmp_path: Path, name: str, value: str) -> None:
     with pytest.raises(SettingsError, match=name):
         load_settings(environ={"INBOX_DATA_DIR": str(tmp_path), name: value})
+
+
+def test_opt_out_keywords_templates_source_and_a_hand_set_tier(tmp_path: Path) -> None:
+    defaults = load_settings(environ={"INBOX_DATA_DIR": str(tmp_path)})
+    assert "STOP" in defaults.opt_out_keywords and "ARRÊT" in defaults.opt_out_keywords
+    assert defaults.whatsapp_business_account_id is None
+    assert defaults.messaging_tier_set is False
+    assert defaults.opt_out_confirmation_text
+    chosen = load_settings(
+        environ={
+            "INBOX_DATA_DIR": str(tmp_path),
+            "INBOX_OPT_OUT_KEYWORDS": " stop, Fermati ,, ",
+            "INBOX_OPT_OUT_CONFIRMATION": "",
+            "WHATSAPP_BUSINESS_ACCOUNT_ID": "102290129340398",
+            "INBOX_MESSAGING_TIER": "unlimited",
+        }
+    )
+    assert chosen.opt_out_keywords == ("stop", "Fermati")
+    assert chosen.opt_out_confirmation_text is None
+    assert chosen.whatsapp_business_account_id == "102290129340398"
+    # Set by hand, even to unlimited: Meta's limit no longer moves the pacer.
+    assert (chosen.messaging_tier, chosen.messaging_tier_set) == (None, True)
+    with pytest.raises(SettingsError, match="INBOX_OPT_OUT_KEYWORDS"):
+        load_settings(environ={"INBOX_DATA_DIR": str(tmp_path), "INBOX_OPT_OUT_KEYWORDS": " , "})
+    config = tmp_path / "inbox.toml"
+    config.write_text("[purposes.newsletter]\nmarketing = true\n", encoding="utf-8")
+    assert load_settings(environ={"INBOX_DATA_DIR": str(tmp_path)}).rule_for("newsletter").marketing is True

@@ -39,6 +39,13 @@ NOTE_ADDED = "note.added"
 MEDIA_UPDATED = "media.updated"
 CONVERSATION_LABELS_CHANGED = "conversation.labels_changed"
 CANNED_REPLIES_CHANGED = "canned_replies.changed"
+CONTACT_OPTED_OUT = "contact.opted_out"
+CONTACT_OPTED_IN = "contact.opted_in"
+NUMBER_HEALTH_CHANGED = "number.health_changed"
+TEMPLATE_STATUS_CHANGED = "template.status_changed"
+
+# Meta's status of a template that may be sent.
+APPROVED_TEMPLATE = "APPROVED"
 
 # Conversation statuses as the API names them.
 OPEN, PENDING, RESOLVED, SNOOZED = "open", "pending", "resolved", "snoozed"
@@ -106,6 +113,10 @@ class _Fields:
         if name not in self._body:
             raise WireFormatError(f"{self._name(name)} is missing")
         return self._body[name]
+
+    def has(self, name: str) -> bool:
+        """Whether the object carries this field (fields added later are absent from older backends)."""
+        return name in self._body
 
     def _wrong(self, name: str, expected: str, value: object) -> WireFormatError:
         return WireFormatError(f"{self._name(name)} must be {expected}, not {_kind(value)}")
@@ -225,6 +236,9 @@ class Contact:
     wa_id: str | None
     number: str | None
     name: str | None
+    # Opted out of marketing: marketing is refused, service replies still go.
+    opted_out: bool = False
+    opted_out_at: datetime | None = None
 
     @property
     def display_name(self) -> str:
@@ -238,6 +252,9 @@ class Contact:
             wa_id=fields.optional_string("wa_id"),
             number=fields.optional_string("number"),
             name=fields.optional_string("name"),
+            # Absent from a backend older than opt-outs: nobody is marked.
+            opted_out=fields.boolean("opted_out") if fields.has("opted_out") else False,
+            opted_out_at=fields.optional_time("opted_out_at") if fields.has("opted_out_at") else None,
         )
 
 
@@ -709,13 +726,21 @@ class SupervisorItem:
 
 @dataclass(frozen=True)
 class TemplateInfo:
-    """An approved message template the composer offers once the window is closed."""
+    """A message template the composer offers once the window is closed (only approved ones can go)."""
 
     name: str
     language: str
     body: str
     parameters: tuple[str, ...]
     buttons: tuple[str, ...] = ()
+    status: str = APPROVED_TEMPLATE
+    category: str = "UTILITY"
+    status_reason: str | None = None
+
+    @property
+    def approved(self) -> bool:
+        """Whether Meta lets the business send it now."""
+        return self.status == APPROVED_TEMPLATE
 
     def render(self, values: list[str]) -> str:
         """The body with the given values in place of {{1}}, {{2}}…; blanks stay visible."""
@@ -734,7 +759,51 @@ class TemplateInfo:
             body=fields.string("body"),
             parameters=fields.strings("parameters"),
             buttons=fields.strings("buttons"),
+            # A backend older than templates from Meta lists only approved templates of its file.
+            status=fields.string("status") if fields.has("status") else APPROVED_TEMPLATE,
+            category=fields.string("category") if fields.has("category") else "UTILITY",
+            status_reason=fields.optional_string("status_reason") if fields.has("status_reason") else None,
         )
+
+
+@dataclass(frozen=True)
+class HealthReading:
+    """One reading of the number's quality rating and messaging limit."""
+
+    recorded_at: datetime
+    quality_rating: str | None
+    messaging_tier: str | None
+    source: str
+    event: str | None
+
+    @classmethod
+    def parse(cls, fields: _Fields) -> HealthReading:
+        """Read one history entry."""
+        return cls(
+            recorded_at=fields.time("recorded_at"),
+            quality_rating=fields.optional_string("quality_rating"),
+            messaging_tier=fields.optional_string("messaging_tier"),
+            source=fields.string("source"),
+            event=fields.optional_string("event"),
+        )
+
+
+def _number_health(fields: _Fields) -> dict[str, Any]:
+    """The tier and quality fields of the metrics; none from a backend older than them."""
+    if not fields.has("messaging_tier"):
+        return {}
+    tier = fields.nested("messaging_tier")
+    quality = fields.nested("quality_rating")
+    return {
+        "messaging_tier": tier.optional_string("tier"),
+        "messaging_limit": tier.optional_integer("limit"),
+        "tier_set_by_hand": tier.boolean("set_by_hand"),
+        "quality_rating": quality.optional_string("rating"),
+        "quality_dropped": quality.boolean("dropped"),
+        "health_history": tuple(
+            HealthReading.parse(entry) for entry in fields.entries("number_health_history")
+        ),
+    }
 
 
 @dataclass(frozen=True)
@@ -760,6 +829,14 @@ class Metrics:
     media_bytes: int = 0
     media_pending: int = 0
     media_failed: int = 0
+    # Meta's messaging limit (TIER_2K...) and the limit the pacer keeps (None: no limit).
+    messaging_tier: str | None = None
+    messaging_limit: int | None = None
+    tier_set_by_hand: bool = False
+    # GREEN, YELLOW, RED or UNKNOWN; `quality_dropped` when its last change was a drop.
+    quality_rating: str | None = None
+    quality_dropped: bool = False
+    health_history: tuple[HealthReading, ...] = ()
 
     @classmethod
     def from_json(cls, body: object) -> Metrics:
@@ -767,6 +844,7 @@ class Metrics:
         fields = _Fields(body, "metrics")
         gap = fields.nested("sent_to_delivered_seconds")
         media = fields.nested_if_present("media")
+        health = _number_health(fields)
         return cls(
             sending_over_1m=fields.integer("sending_over_1m"),
             dedupe_rejections=fields.integer("dedupe_rejections"),
@@ -784,6 +862,7 @@ class Metrics:
             media_bytes=media.integer("bytes") if media is not None else 0,
             media_pending=media.integer("pending") if media is not None else 0,
             media_failed=media.integer("failed") if media is not None else 0,
+            **health,
         )
 
 

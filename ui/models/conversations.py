@@ -53,7 +53,8 @@ class ConversationListModel(PagedListModel[Conversation]):
         unread = f", {item.unread} unread" if item.unread else ""
         status = f", {status_text(item.status, item.snoozed_until, now).lower()}"
         labels = f", labels: {', '.join(item.labels)}" if item.labels else ""
-        return f"{item.contact.display_name}, window {window}{unread}{status}{labels}"
+        opted_out = ", opted out of marketing" if item.contact.opted_out else ""
+        return f"{item.contact.display_name}, window {window}{unread}{status}{labels}{opted_out}"
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         """Adds the contact name as the edit role so keyboard search finds it."""

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMimeData, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QImage, QKeySequence, QShortcut
+from PySide6.QtGui import QImage, QKeySequence, QShortcut, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractButton,
     QButtonGroup,
@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from ui.api.client import ApiClient, ApiError, ConversationChangedError
 from ui.api.resources import ColleagueMessage, MessageStatus, Note, TemplateInfo, UploadedMedia
-from ui.presentation import short_time, window_text
+from ui.presentation import short_time, template_unavailable_reason, window_text
 from ui.runner import BackgroundRunner
 from ui.views.canned import CannedReplyProvider, attach_canned_picker
 from ui.views.plain_text import plain_label, plain_message_box
@@ -172,6 +172,10 @@ class Composer(QWidget):
         self._conversation_id: int | None = None
         self._closes_at: datetime | None = None
         self._templates: list[TemplateInfo] = []
+        # The templates in the picker's order: sendable ones first, then the others, greyed with why.
+        self._offered: list[TemplateInfo] = []
+        self._usable = 0
+        self._marketing_allowed = True
         self._draft_key = self._new_key()
         self._key_used = False
         self._sending = False
@@ -331,14 +335,50 @@ class Composer(QWidget):
         return self._writing_note
 
     def set_templates(self, templates: list[TemplateInfo]) -> None:
-        """The templates the picker offers."""
+        """The templates the picker offers: approved ones to pick, the others greyed with why."""
         self._templates = list(templates)
-        self.template_box.blockSignals(True)
-        self.template_box.clear()
-        for template in self._templates:
-            self.template_box.addItem(f"{template.name} ({template.language})")
-        self.template_box.blockSignals(False)
-        self._template_chosen(self.template_box.currentIndex())
+        self._fill_template_box()
+
+    def set_marketing_allowed(self, allowed: bool) -> None:
+        """Whether this conversation's customer may get marketing (False once they opted out)."""
+        if allowed != self._marketing_allowed:
+            self._marketing_allowed = allowed
+            self._fill_template_box()
+
+    def unavailable_reason(self, row: int) -> str | None:
+        """Why the picker's row cannot be chosen, or None when it can."""
+        if not 0 <= row < len(self._offered):
+            return None
+        return template_unavailable_reason(self._offered[row], marketing_allowed=self._marketing_allowed)
+
+    def _fill_template_box(self) -> None:
+        reasons = {
+            id(t): template_unavailable_reason(t, marketing_allowed=self._marketing_allowed)
+            for t in self._templates
+        }
+        usable = [t for t in self._templates if reasons[id(t)] is None]
+        others = [t for t in self._templates if reasons[id(t)] is not None]
+        chosen = self._current_template()
+        self._offered = usable + others
+        self._usable = len(usable)
+        box = self.template_box
+        box.blockSignals(True)
+        box.clear()
+        model = box.model()
+        for row, template in enumerate(self._offered):
+            label = f"{template.name} ({template.language})"
+            why = reasons[id(template)]
+            box.addItem(label if why is None else f"{label}: {why}")
+            if why is not None and isinstance(model, QStandardItemModel):
+                item = model.item(row)
+                # Greyed and not selectable: Meta would refuse it, or the customer said stop.
+                item.setEnabled(False)
+                item.setToolTip(why)
+        keep = next((row for row, t in enumerate(usable) if chosen is not None and t == chosen), None)
+        box.setCurrentIndex(keep if keep is not None else (0 if usable else -1))
+        box.blockSignals(False)
+        self._template_chosen(box.currentIndex())
+        self._apply_window()
 
     def set_conversation(self, conversation_id: int | None, closes_at: datetime | None) -> None:
         """Write in another conversation; its window decides between text and templates."""
@@ -433,7 +473,7 @@ class Composer(QWidget):
         self.send_button.setEnabled(enabled and may_write and not self._sending)
         # Files go in the customer's window, as replies (a note never carries one).
         self.attach_button.setEnabled(enabled and is_open and not self._writing_note and not self._sending)
-        self.send_template_button.setEnabled(enabled and not self._sending and bool(self._templates))
+        self.send_template_button.setEnabled(enabled and not self._sending and self._usable > 0)
         self._show_countdown()
 
     # -- templates ---------------------------------------------------------------------------
@@ -441,7 +481,7 @@ class Composer(QWidget):
         while self.parameter_form.rowCount():
             self.parameter_form.removeRow(0)
         self.parameter_fields = []
-        template = self._templates[row] if 0 <= row < len(self._templates) else None
+        template = self._offered[row] if 0 <= row < self._usable else None
         if template is not None:
             for name in template.parameters:
                 field = QLineEdit()
@@ -465,7 +505,7 @@ class Composer(QWidget):
 
     def _current_template(self) -> TemplateInfo | None:
         row = self.template_box.currentIndex()
-        return self._templates[row] if 0 <= row < len(self._templates) else None
+        return self._offered[row] if 0 <= row < self._usable else None
 
     # -- sending -----------------------------------------------------------------------------
     def _draft_changed(self) -> None:

@@ -130,8 +130,10 @@ class ConversationDelegate(QStyledItemDelegate):
         painter.setFont(bold if conversation.unread else base_font)
         painter.setPen(QColor("#111827"))
         name_rect = top_half.adjusted(0, 0, -time_width - 8, 0)
+        # A customer who opted out of marketing carries the mark in the list too.
+        shown_name = ("⊘ " if conversation.contact.opted_out else "") + conversation.contact.display_name
         name = QFontMetrics(painter.font()).elidedText(
-            conversation.contact.display_name, Qt.TextElideMode.ElideRight, name_rect.width()
+            shown_name, Qt.TextElideMode.ElideRight, name_rect.width()
         )
         painter.drawText(name_rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), name)
 

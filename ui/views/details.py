@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from ui.api.resources import Conversation, InboundMessage, Note, OutboundMessage, ThreadItem
 from ui.presentation import (
+    opted_out_text,
     placement_text,
     plain_error,
     status_mark,
@@ -149,12 +150,14 @@ class DetailsPane(QWidget):
         self.name_label = _label("Contact name")
         self.number_label = _label("Contact number")
         self.window_label = _label("Window state")
+        self.marketing_label = _label("Marketing")
         self.assignee_label = _label("Assignee")
         self.status_label = _label("Conversation status")
         contact_form.addRow(plain_label("Name"), self.name_label)
         contact_form.addRow(plain_label("Number"), self.number_label)
         contact_form.addRow(plain_label("Status"), self.status_label)
         contact_form.addRow(plain_label("Window"), self.window_label)
+        contact_form.addRow(plain_label("Marketing"), self.marketing_label)
         contact_form.addRow(plain_label("Assignee"), self.assignee_label)
         self.assign_me_button = QPushButton("Assign to me")
         self.assign_me_button.setAccessibleName("Assign to me")
@@ -261,6 +264,7 @@ class DetailsPane(QWidget):
                 self.number_label,
                 self.status_label,
                 self.window_label,
+                self.marketing_label,
                 self.assignee_label,
             ):
                 label.setText("—")
@@ -274,6 +278,11 @@ class DetailsPane(QWidget):
             f"open, {window.text}" if window.is_open else "closed: only templates can be sent"
         )
         self.window_label.setProperty("urgent", window.urgent)
+        opted_out = opted_out_text(conversation.contact, now)
+        self.marketing_label.setText(
+            f"{opted_out}: service replies still go" if opted_out else "allowed (no opt-out)"
+        )
+        self.marketing_label.setProperty("urgent", bool(opted_out))
         self.assignee_label.setText(conversation.assignee or "nobody")
 
     def show_message(self, message: ThreadItem | None) -> None:

@@ -11,13 +11,16 @@ from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QFrame, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from ui.api.client import ApiClient
-from ui.api.resources import OUTBOUND_STATES, Event, Metrics
+from ui.api.resources import NUMBER_HEALTH_CHANGED, OUTBOUND_STATES, Event, Metrics
 from ui.health import HealthHistory, Point, load_history
+from ui.presentation import health_reading_text, quality_text, quality_warning_text, tier_text
 from ui.runner import BackgroundRunner
 from ui.views.plain_text import plain_label
 
 METRICS_INTERVAL_MS = 5000
 CHART_INTERVAL_MS = 2000
+# Readings of the number's rating and limit listed under them, newest first.
+HISTORY_SHOWN = 5
 MEASURES = (
     ("sending_over_1m", "Sending for over 1 min", "rows claimed but not answered for a minute"),
     ("dedupe_rejections", "Dedupe rejections", "second enqueues of the same business event, refused"),
@@ -185,6 +188,28 @@ class HealthView(QWidget):
             depth_layout.addWidget(state_label, 0, number, Qt.AlignmentFlag.AlignHCenter)
             depth_layout.addWidget(count, 1, number, Qt.AlignmentFlag.AlignHCenter)
             self.depth_labels[state] = count
+        number_box = QGroupBox("Business number (as Meta rates it)")
+        number_layout = QGridLayout(number_box)
+        self.quality_label = plain_label("not read yet")
+        self.quality_label.setAccessibleName("Quality rating")
+        self.tier_label = plain_label("—")
+        self.tier_label.setAccessibleName("Messaging limit")
+        self.quality_warning = plain_label("")
+        self.quality_warning.setObjectName("qualityWarning")
+        self.quality_warning.setAccessibleName("Quality warning")
+        self.quality_warning.setStyleSheet("color: #b91c1c; font-weight: 600;")
+        self.quality_warning.setWordWrap(True)
+        self.quality_warning.setVisible(False)
+        self.health_history_label = plain_label("")
+        self.health_history_label.setAccessibleName("Quality and limit history")
+        self.health_history_label.setObjectName("depthName")
+        number_layout.addWidget(plain_label("Quality rating"), 0, 0)
+        number_layout.addWidget(self.quality_label, 0, 1)
+        number_layout.addWidget(plain_label("Messaging limit"), 1, 0)
+        number_layout.addWidget(self.tier_label, 1, 1)
+        number_layout.addWidget(self.quality_warning, 2, 0, 1, 2)
+        number_layout.addWidget(self.health_history_label, 3, 0, 1, 2)
+        number_layout.setColumnStretch(1, 1)
         self.gap_chart = TimeChart("Sent → delivered gap (median per interval)", "seconds", "#0ea5e9")
         self.rate_chart = TimeChart("Send rate", "messages / minute", "#16a34a")
         charts = QHBoxLayout()
@@ -197,6 +222,7 @@ class HealthView(QWidget):
         layout.addLayout(tiles)
         layout.addWidget(depth_box)
         layout.addWidget(self.media_label)
+        layout.addWidget(number_box)
         layout.addLayout(charts, 1)
 
         self._metrics_timer = QTimer(self)
@@ -250,9 +276,27 @@ class HealthView(QWidget):
         )
         for state, label in self.depth_labels.items():
             label.setText(str(metrics.queue_depth.get(state, 0)))
+        self._show_number_health(metrics)
         for label in self.values.values():
             label.style().unpolish(label)
             label.style().polish(label)
+
+    def _show_number_health(self, metrics: Metrics) -> None:
+        self.quality_label.setText(quality_text(metrics.quality_rating))
+        self.tier_label.setText(
+            tier_text(metrics.messaging_tier, metrics.messaging_limit, set_by_hand=metrics.tier_set_by_hand)
+        )
+        warning = quality_warning_text(metrics)
+        if warning and warning != self.quality_warning.text():
+            self.status_message.emit(warning)
+        self.quality_warning.setText(warning)
+        self.quality_warning.setVisible(bool(warning))
+        now = datetime.now(UTC)
+        self.health_history_label.setText(
+            "  ·  ".join(
+                health_reading_text(reading, now) for reading in metrics.health_history[:HISTORY_SHOWN]
+            )
+        )
 
     def _metrics_failed(self, error: Exception) -> None:
         self.status_message.emit(f"Health measures unavailable: {error}")
@@ -261,6 +305,9 @@ class HealthView(QWidget):
         """Fold new events into the charts (redrawn at most every two seconds)."""
         self.history.add(events)
         self._dirty = True
+        if any(event.type == NUMBER_HEALTH_CHANGED for event in events):
+            # Meta moved the rating or the limit: show it now, not at the next poll.
+            self.refresh_metrics()
         if not self._chart_timer.isActive():
             self.redraw()
 

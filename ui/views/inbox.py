@@ -47,7 +47,7 @@ from ui.media import ThumbnailCache
 from ui.models.conversations import DEFAULT_STATUSES, ConversationListModel
 from ui.models.paged import ItemRole
 from ui.models.thread import ThreadModel
-from ui.presentation import SNOOZE_PRESETS, snooze_until, status_text, viewers_text
+from ui.presentation import SNOOZE_PRESETS, snooze_until, status_text, thread_header_text, viewers_text
 from ui.runner import BackgroundRunner
 from ui.views.composer import Composer
 from ui.views.delegates import ConversationDelegate, ThreadDelegate
@@ -483,11 +483,8 @@ class InboxView(QWidget):
         self.composer.set_conversation(
             conversation.id if conversation else None, conversation.window_closes_at if conversation else None
         )
-        self.thread_header.setText(
-            f"{conversation.contact.display_name}  ·  {conversation.contact.number or ''}"
-            if conversation
-            else "Select a conversation"
-        )
+        self.composer.set_marketing_allowed(not (conversation and conversation.contact.opted_out))
+        self.thread_header.setText(thread_header_text(conversation))
         self._show_status_controls(conversation)
         self._show_viewers(conversation.viewers if conversation else ())
         self.presence.watch(conversation.id if conversation else None)
@@ -657,6 +654,8 @@ class InboxView(QWidget):
             self._selected = conversation
             self.details.show_conversation(conversation)
             self.composer.set_window(conversation.window_closes_at)
+            self.composer.set_marketing_allowed(not conversation.contact.opted_out)
+            self.thread_header.setText(thread_header_text(conversation))
             self._show_status_controls(conversation)
             self._show_viewers(conversation.viewers)
 

@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (
 from ui.api.client import ApiClient
 from ui.api.resources import (
     CANNED_REPLIES_CHANGED,
+    CONTACT_OPTED_IN,
+    CONTACT_OPTED_OUT,
     CONVERSATION_ASSIGNED,
     CONVERSATION_LABELS_CHANGED,
     CONVERSATION_STATUS_CHANGED,
@@ -31,6 +33,7 @@ from ui.api.resources import (
     NOTE_ADDED,
     PRESENCE_CHANGED,
     SUPERVISOR_DECISION,
+    TEMPLATE_STATUS_CHANGED,
     WINDOW_CLOSED,
     WINDOW_CLOSING,
     Conversation,
@@ -233,7 +236,7 @@ class MainWindow(QMainWindow):
         if self._api is None or self._runner is None:
             return
         self._runner.submit(self._api.identity, self._identity_known, self._probe_failed)
-        self._runner.submit(self._api.templates, self._templates_loaded, self._probe_failed)
+        self._load_templates()
         self._runner.submit(
             partial(_conversations_page, self._api, "mine"), self._mine_loaded, self._probe_failed
         )
@@ -263,6 +266,11 @@ class MainWindow(QMainWindow):
             self.supervisor.start()
             if self.tabs.currentIndex() == REPORTS_TAB:
                 self._load_reports_once()
+
+    def _load_templates(self) -> None:
+        # Again whenever Meta changes a template's status, so the picker greys it at once.
+        if self._api is not None and self._runner is not None:
+            self._runner.submit(self._api.templates, self._templates_loaded, self._probe_failed)
 
     def _templates_loaded(self, templates: list[TemplateInfo]) -> None:
         self.inbox.composer.set_templates(templates)
@@ -449,6 +457,10 @@ class MainWindow(QMainWindow):
                 self._labels_timer.start()
             elif event.type == CANNED_REPLIES_CHANGED:
                 self.canned_replies_changed.emit()
+            elif event.type in (CONTACT_OPTED_OUT, CONTACT_OPTED_IN):
+                self._conversation_changed(conversation_id)
+            elif event.type == TEMPLATE_STATUS_CHANGED:
+                self._load_templates()
         self.health.add_events(events)
 
     def _conversation_changed(self, conversation_id: int | None) -> None:

@@ -76,6 +76,8 @@ def test_serving_without_http_builds_the_workers_alone(database: Database, setti
     assert [worker.name for worker in service.workers] == [
         "outbox-sender",
         "outbox-sweeper",
+        # Templates and the number's quality and limit, read from Meta.
+        "account-sync",
         "webhook-processor",
         "window-timers",
         "conversation-timers",

@@ -44,7 +44,13 @@ def test_conversation_lists_filter_by_view_window_and_search(api: Api) -> None:
     assert ids("?q=%2B1%20650") == [first]
     assert ids("?q=nobody") == []
     listed = _get(api, "/v1/conversations").get_json()["conversations"][0]
-    assert listed["contact"] == {"wa_id": "447911123456", "number": "+447911123456", "name": "Eli"}
+    assert listed["contact"] == {
+        "wa_id": "447911123456",
+        "number": "+447911123456",
+        "name": "Eli",
+        "opted_out": False,
+        "opted_out_at": None,
+    }
     assert listed["unread"] == 1
     assert listed["last_message"] == "hello"
     assert listed["window_closes_at"] == "2026-11-30T08:55:00Z"

@@ -148,6 +148,10 @@ def test_metrics_report_the_five_measures_and_the_queue(api: Api) -> None:
         "last_backup_at": None,
         "data_folder_free_bytes": measures["data_folder_free_bytes"],
         "media": {"files": 0, "bytes": 0, "pending": 0, "failed": 0},
+        # No reading from Meta yet and no tier set by hand: no limit.
+        "messaging_tier": {"tier": None, "limit": None, "set_by_hand": False},
+        "quality_rating": {"rating": None, "dropped": False, "updated_at": None},
+        "number_health_history": [],
     }
     assert measures["data_folder_free_bytes"] > 0
     assert set(measures["queue_depth"]) >= {"queued", "unknown", "held", "failed"}

@@ -1,7 +1,7 @@
 """reports and outgoing webhooks
 
 Revision ID: 0007
-Revises: 0005
+Revises: 0006
 Create Date: 2026-12-01 21:30:00.000000
 
 Reports: conversation_status_changes records each status change and who made it (resolutions per
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0007"
-down_revision: str | None = "0005"
+down_revision: str | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
