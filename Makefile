@@ -4,7 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest bench dist clean
+.PHONY: demo test lint typecheck pytest bench dist clean catalogues translations
+
+# The client's texts: catalogues kept in resources/translations (.ts), compiled to .qm for running.
+LANGUAGES := es pt_BR ar
+CATALOGUES := resources/translations
+CLIENT_SOURCES = $(shell find ui -name '*.py' ! -path 'ui/api/*' | sort)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,6 +35,19 @@ pytest: $(STAMP)
 # The wheel and sdist an office installs (README: Installing it on an office machine).
 dist: $(STAMP)
 	$(BIN)/python -m build --outdir dist .
+
+# After changing a screen: bring every catalogue up to date with the texts in the code, then translate.
+catalogues: $(STAMP)
+	for language in $(LANGUAGES); do \
+		$(BIN)/pyside6-lupdate $(CLIENT_SOURCES) -no-obsolete -locations none -source-language en \
+			-target-language $$language -ts $(CATALOGUES)/inbox_$$language.ts; \
+	done
+	$(BIN)/pyside6-lupdate $(CLIENT_SOURCES) -no-obsolete -locations none -pluralonly -source-language en \
+		-target-language en -ts $(CATALOGUES)/inbox_en.ts
+
+# The compiled catalogues the client loads (without them it compiles its own copy on first run).
+translations: $(STAMP)
+	for catalogue in $(CATALOGUES)/*.ts; do $(BIN)/pyside6-lrelease -silent $$catalogue; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist build

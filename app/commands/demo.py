@@ -30,6 +30,9 @@ from backend.users import create_user
 log = logging.getLogger(__name__)
 
 TABS = ("inbox", "work-queue", "supervisor", "health", "reports")
+# The client's languages and themes, as `inbox demo` takes them (kept in step with ui.i18n and ui.theme).
+LANGUAGES = ("en", "es", "pt_BR", "ar")
+THEMES = ("system", "light", "dark")
 DEMO_USER = STORY_SUPERVISOR
 # Numbers that never write to us: free text to them is held because their window is closed.
 QUIET_NUMBERS = ("+447911123456", "+16505551299")
@@ -260,6 +263,14 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     parser.add_argument("--tab", choices=TABS, default="inbox", help="the tab to show (default inbox)")
     parser.add_argument(
+        "--language",
+        choices=LANGUAGES,
+        help="the client's language (default: the system's; es, pt_BR and ar are translated)",
+    )
+    parser.add_argument(
+        "--theme", choices=THEMES, help="light or dark colours (default: follow the system's colour scheme)"
+    )
+    parser.add_argument(
         "--customers",
         type=int,
         default=BACKGROUND_CUSTOMERS,
@@ -321,13 +332,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_client(stack: DemoStack, args: argparse.Namespace) -> int:
-    from ui.app import application, open_main_window
+    from ui.app import application, apply_preferences, open_shell
     from ui.demo_script import ScreenshotPlan
 
     app = application(offscreen=args.offscreen)
-    window, _runner, api = open_main_window(
-        stack.url, stack.token, user_name=stack.user_name, title_suffix=f" — demo ({stack.url})"
+    # The demo's choices are its own: the agent's saved ones stay as they are.
+    apply_preferences(None, language=args.language, theme=args.theme, cache_folder=stack.settings.data_dir)
+    shell = open_shell(
+        stack.url,
+        stack.token,
+        user_name=stack.user_name,
+        title_suffix=f" — demo ({stack.url})",
+        data_dir=stack.settings.data_dir,
+        remember=False,
     )
+    window, api = shell.window, shell.api
     if not args.screenshot:
         print(f"Demo backend: {stack.url}   sandbox: {stack.sandbox.url}", flush=True)
         print(f"Signed in as {stack.user_name} (supervisor). Close the window to stop.", flush=True)
@@ -340,7 +359,7 @@ def _run_client(stack: DemoStack, args: argparse.Namespace) -> int:
     )
     plan.start()
     status = app.exec()
-    window.stop()
+    shell.window.stop()
     api.close()
     if args.screenshot:
         if not plan.saved:

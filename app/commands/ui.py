@@ -56,13 +56,14 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from ui.app import application, open_main_window
+    from ui.app import application, apply_preferences, open_shell
     from ui.views.sign_in import SignInDialog
 
     settings = settings_from(args)
     invite_text = read_invite_file(Path(args.invite_file)) if args.invite_file else None
     token_keyring = system_keyring()
     app = application()
+    apply_preferences(settings.data_dir)
     saved = remembered_sign_in(settings.data_dir, args.url, os.environ, token_keyring)
     if saved is None or not saved.token or args.sign_in or invite_text:
         dialog = SignInDialog(saved, invite_text=invite_text)
@@ -70,12 +71,16 @@ def run(args: argparse.Namespace) -> int:
             return 1
         saved = dialog.sign_in()
         save_sign_in(settings.data_dir, saved, token_keyring)
-    window, _runner, api = open_main_window(
-        saved.backend_url, saved.token, user_name=saved.user_name, fingerprint=saved.fingerprint
+    shell = open_shell(
+        saved.backend_url,
+        saved.token,
+        user_name=saved.user_name,
+        fingerprint=saved.fingerprint,
+        data_dir=settings.data_dir,
     )
     status = app.exec()
-    window.stop()
-    api.close()
+    shell.window.stop()
+    shell.api.close()
     return status
 
 

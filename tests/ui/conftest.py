@@ -200,3 +200,12 @@ class TcpRelay:
         finally:
             with contextlib.suppress(OSError):
                 target.shutdown(socket.SHUT_WR)
+
+
+@pytest.fixture(autouse=True)
+def client_language(qapp: QApplication, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The client's texts as `inbox ui` shows them in English (plural forms come from a catalogue too)."""
+    from ui.app import apply_preferences, language_switch
+
+    if language_switch().language != "en":
+        apply_preferences(None, language="en", theme="light", cache_folder=tmp_path_factory.getbasetemp())

@@ -80,6 +80,11 @@ def test_demo_renders_a_tab_to_png_after_live_traffic(tmp_path: Path) -> None:
             "supervisor",
             "--customers",
             "3",
+            # The client's language and colours as flags: Arabic (right to left) in dark mode.
+            "--language",
+            "ar",
+            "--theme",
+            "dark",
         ],
         capture_output=True,
         text=True,
@@ -91,6 +96,19 @@ def test_demo_renders_a_tab_to_png_after_live_traffic(tmp_path: Path) -> None:
     assert picture.read_bytes().startswith(PNG_SIGNATURE)
     # The per-run demo database is removed afterwards.
     assert not list((tmp_path / "data" / "demo").glob("*.db"))
+
+
+def test_the_demo_takes_a_language_and_a_theme_and_refuses_others() -> None:
+    """`--language es|pt_BR|ar|en` and `--theme dark|light|system`; anything else is a usage error."""
+    from app.cli import build_parser
+
+    chosen = build_parser().parse_args(["demo", "--language", "pt_BR", "--theme", "dark"])
+    assert (chosen.language, chosen.theme) == ("pt_BR", "dark")
+    defaults = build_parser().parse_args(["demo"])
+    assert (defaults.language, defaults.theme) == (None, None)
+    with pytest.raises(SystemExit) as refused:
+        build_parser().parse_args(["demo", "--language", "fr"])
+    assert refused.value.code == 2
 
 
 def test_the_demo_agent_has_an_answer_for_every_topic_customers_open() -> None:

@@ -567,7 +567,7 @@ def test_notes_are_written_from_the_composer_and_shown_apart(
     note = note_shown()
     assert note is not None and note.author == ME
     index = inbox.thread_model.index(len(inbox.thread_model.items) - 1, 0)
-    assert inbox.thread_model.data(index, Qt.ItemDataRole.DisplayRole).startswith(f"Note by {ME}:")
+    assert inbox.thread_model.data(index, Qt.ItemDataRole.DisplayRole).startswith(f"Note by {ME}, ")
     _text, caption, extra = inbox.thread_delegate._lines(note)
     assert caption.startswith(f"Note by {ME}") and extra == ""
     assert "✓" not in caption, "a note has no delivery marks"
@@ -596,10 +596,10 @@ def test_the_composer_shows_the_time_left(qtbot: Any, window: MainWindow) -> Non
     assert window.inbox.composer.window_label.text().startswith("Window: 4 h ")
     window.inbox.composer.set_window(datetime.now(UTC) + timedelta(hours=5, seconds=20))
     assert window.inbox.composer.window_label.text() == "Window: 5 h 0 m left"
-    assert "#dc2626" not in window.inbox.composer.window_label.styleSheet()
+    assert "#b91c1c" not in window.inbox.composer.window_label.styleSheet()
     window.inbox.composer.set_window(datetime.now(UTC) + timedelta(minutes=30, seconds=20))
     assert window.inbox.composer.window_label.text() == "Window: 30 m left"
-    assert "#dc2626" in window.inbox.composer.window_label.styleSheet()
+    assert "#b91c1c" in window.inbox.composer.window_label.styleSheet()
 
 
 # -- send anyway ---------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, Qt
 
 from ui.api.client import ApiClient
 from ui.api.resources import OPEN, PENDING, Conversation, Page, Viewer
+from ui.i18n import translate
 from ui.models.paged import AnyIndex, PagedListModel
 from ui.presentation import URGENT_WINDOW, status_text, window_text
 from ui.runner import BackgroundRunner
@@ -50,11 +51,20 @@ class ConversationListModel(PagedListModel[Conversation]):
         """Name, window state and unread count, for screen readers and tooltips."""
         now = datetime.now(UTC)
         window = window_text(item.window_closes_at, now).text
-        unread = f", {item.unread} unread" if item.unread else ""
-        status = f", {status_text(item.status, item.snoozed_until, now).lower()}"
-        labels = f", labels: {', '.join(item.labels)}" if item.labels else ""
-        opted_out = ", opted out of marketing" if item.contact.opted_out else ""
-        return f"{item.contact.display_name}, window {window}{unread}{status}{labels}{opted_out}"
+        parts = [
+            item.contact.display_name,
+            translate("ConversationListModel", "window {state}").format(state=window),
+        ]
+        if item.unread:
+            parts.append(translate("ConversationListModel", "%n unread", None, item.unread))
+        parts.append(status_text(item.status, item.snoozed_until, now))
+        if item.labels:
+            parts.append(
+                translate("ConversationListModel", "labels: {labels}").format(labels=", ".join(item.labels))
+            )
+        if item.contact.opted_out:
+            parts.append(translate("ConversationListModel", "opted out of marketing"))
+        return ", ".join(parts)
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         """Adds the contact name as the edit role so keyboard search finds it."""

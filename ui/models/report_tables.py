@@ -8,6 +8,8 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from ui.api.reports import AgentRow, Percentiles, PurposeRow
+from ui.i18n import QT_TRANSLATE_NOOP, translate
+from ui.presentation import number_text
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 # The number behind a cell, for sorting (durations by seconds, not by their text).
@@ -20,19 +22,27 @@ def duration_text(seconds: int | None) -> str:
     if seconds is None:
         return "—"
     if seconds < 60:
-        return f"{seconds} s"
+        return translate("ReportTableModel", "{count} s").format(count=number_text(seconds))
     minutes = seconds // 60
     if minutes < 60:
-        return f"{minutes} min"
+        return translate("ReportTableModel", "{count} min").format(count=number_text(minutes))
     hours, minutes = divmod(minutes, 60)
     if hours < 24:
-        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+        if minutes:
+            return translate("ReportTableModel", "{hours} h {minutes} min").format(
+                hours=number_text(hours), minutes=number_text(minutes)
+            )
+        return translate("ReportTableModel", "{count} h").format(count=number_text(hours))
     days, hours = divmod(hours, 24)
-    return f"{days} d {hours} h" if hours else f"{days} d"
+    if hours:
+        return translate("ReportTableModel", "{days} d {hours} h").format(
+            days=number_text(days), hours=number_text(hours)
+        )
+    return translate("ReportTableModel", "{count} d").format(count=number_text(days))
 
 
 def _count(value: int) -> Cell:
-    return (f"{value:,}", float(value))
+    return (number_text(value), float(value))
 
 
 def _duration(value: int | None) -> Cell:
@@ -85,7 +95,7 @@ class ReportTableModel(QAbstractTableModel):
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self._headers):
-            return self._headers[section]
+            return translate("ReportTableModel", self._headers[section])
         if orientation == Qt.Orientation.Vertical and 0 <= section < len(self._rows):
             return str(section + 1)
         return None
@@ -95,8 +105,22 @@ class ReportTableModel(QAbstractTableModel):
         return self._rows[row][column][0]
 
 
-AGENT_HEADERS = ("Person", "Replies", "Resolved", "First response (median)", "First response (90 %)")
-PURPOSE_HEADERS = ("Purpose", "Sent", "Delivered", "Read", "Failed", "Unknown", "Replied")
+AGENT_HEADERS = (
+    QT_TRANSLATE_NOOP("ReportTableModel", "Person"),
+    QT_TRANSLATE_NOOP("ReportTableModel", "Replies"),
+    QT_TRANSLATE_NOOP("ReportTableModel", "Resolved"),
+    QT_TRANSLATE_NOOP("ReportTableModel", "First response (median)"),
+    QT_TRANSLATE_NOOP("ReportTableModel", "First response (90 %)"),
+)
+PURPOSE_HEADERS = (
+    QT_TRANSLATE_NOOP("ReportTableModel", "Purpose"),
+    QT_TRANSLATE_NOOP("ReportTableModel", "Sent"),
+    QT_TRANSLATE_NOOP("ReportTableModel", "Delivered"),
+    QT_TRANSLATE_NOOP("ReportTableModel", "Read"),
+    QT_TRANSLATE_NOOP("ReportTableModel", "Failed"),
+    QT_TRANSLATE_NOOP("ReportTableModel", "Unknown"),
+    QT_TRANSLATE_NOOP("ReportTableModel", "Replied"),
+)
 
 
 def agent_rows(agents: Sequence[AgentRow]) -> list[list[Cell]]:

@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject
 
 from ui.api.client import ApiClient
 from ui.api.resources import Page, SupervisorItem
+from ui.i18n import translate
 from ui.models.paged import PagedListModel
 from ui.presentation import age_text, status_mark
 from ui.runner import BackgroundRunner
@@ -35,10 +36,12 @@ class SupervisorQueueModel(PagedListModel[SupervisorItem]):
 
     def display_text(self, item: SupervisorItem) -> str:
         """State, customer, purpose and age."""
-        who = item.contact_name or item.to or "customer"
-        mark = status_mark(item.state).mark
+        who = item.contact_name or item.to or translate("SupervisorModel", "customer")
+        mark = status_mark(item.state)
         age = age_text(item.age(datetime.now(UTC)))
-        return f"{mark} {item.state}  ·  {who}  ·  {item.purpose or ''}  ·  {age} old"
+        return translate("SupervisorModel", "{mark} {state}  ·  {who}  ·  {purpose}  ·  {age} old").format(
+            mark=mark.mark, state=mark.label, who=who, purpose=item.purpose or "", age=age
+        )
 
     def start(self) -> None:
         """Load the first page."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
@@ -11,7 +11,9 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, Qt, Signal
 
 from ui.api.client import ApiClient, ApiError
 from ui.api.resources import InboundMessage, Note, OutboundMessage, Page, ThreadItem, ThreadPage, item_time
+from ui.i18n import translate
 from ui.models.paged import AnyIndex, ItemRole
+from ui.presentation import placement_text, plain_error, short_time, status_mark
 from ui.runner import BackgroundRunner
 
 PAGE_SIZE = 100
@@ -28,16 +30,42 @@ def _load_thread(
     return generation, conversation_id, api.thread(conversation_id, cursor=cursor, limit=limit)
 
 
-def describe(item: ThreadItem) -> str:
-    """One line for screen readers: who wrote what, and its state."""
+def describe(item: ThreadItem, answered: bool | None = None) -> str:
+    """One line for screen readers: who wrote what, when, and its state (answered: we wrote since)."""
+    now = datetime.now(UTC)
     if isinstance(item, OutboundMessage):
-        return f"Sent: {item.body or item.purpose or ''} ({item.state})"
+        return translate("ThreadModel", "We sent, {time}, {state}: {text}").format(
+            time=short_time(item.created_at, now),
+            state=status_mark(item.state).label,
+            text=item.body or item.purpose,
+        )
     if isinstance(item, Note):
-        return f"Note by {item.author}: {item.text}"
+        return translate("ThreadModel", "Note by {author}, {time}: {text}").format(
+            author=item.author, time=short_time(item.created_at, now), text=item.text
+        )
+    when = short_time(item.received_at, now)
     if item.choice:
-        return f"Customer chose: {item.choice}"
-    loose = " (not linked to a message)" if item.needs_placing else ""
-    return f"Customer: {item.text or item.type}{loose}"
+        return translate("ThreadModel", "Customer, {time}, chose: {choice}").format(
+            time=when, choice=item.choice
+        )
+    if item.needs_placing:
+        return translate("ThreadModel", "Customer, {time}, not linked to a message: {text}").format(
+            time=when, text=item.text or item.type
+        )
+    if answered is False:
+        return translate("ThreadModel", "Customer, {time}, not answered: {text}").format(
+            time=when, text=item.text or item.type
+        )
+    return translate("ThreadModel", "Customer, {time}: {text}").format(time=when, text=item.text or item.type)
+
+
+def description(item: ThreadItem) -> str:
+    """What a screen reader adds after the name: where a message sits, or what happened to ours."""
+    if isinstance(item, OutboundMessage):
+        return plain_error(item.error) or status_mark(item.state).label
+    if isinstance(item, Note):
+        return translate("ThreadModel", "internal note, never sent to the customer")
+    return placement_text(item.placement)
 
 
 class ThreadModel(QAbstractItemModel):
@@ -62,6 +90,8 @@ class ThreadModel(QAbstractItemModel):
         self._items: list[ThreadItem] = []
         self._rows_by_key: dict[str, int] = {}
         self._conversation_id: int | None = None
+        # ((id, length) of the entries, when we last wrote): screen readers ask per row.
+        self._last_sent_cache: tuple[tuple[int, int] | None, datetime | None] = (None, None)
         self._next_cursor: str | None = None
         self._loading = False
         self._refresh_pending = False
@@ -76,6 +106,14 @@ class ThreadModel(QAbstractItemModel):
     def items(self) -> list[ThreadItem]:
         """Top-level entries loaded so far."""
         return self._items
+
+    def _last_sent_at(self) -> datetime | None:
+        """When we last wrote in the loaded thread (cached until the entries change)."""
+        shape = (id(self._items), len(self._items))
+        if self._last_sent_cache[0] != shape:
+            times = [item.created_at for item in self._items if isinstance(item, OutboundMessage)]
+            self._last_sent_cache = (shape, max(times, default=None))
+        return self._last_sent_cache[1]
 
     def outbound_messages(self) -> list[OutboundMessage]:
         """Our messages loaded so far, oldest first."""
@@ -326,7 +364,12 @@ class ThreadModel(QAbstractItemModel):
             return None
         if role == ItemRole:
             return item
+        if role == Qt.ItemDataRole.AccessibleDescriptionRole:
+            return description(item)
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            if isinstance(item, InboundMessage):
+                last_sent = self._last_sent_at()
+                return describe(item, answered=last_sent is not None and last_sent > item.received_at)
             return describe(item)
         return None
 

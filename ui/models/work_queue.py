@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject
 
 from ui.api.client import ApiClient
 from ui.api.resources import Page, WorkItem
+from ui.i18n import translate
 from ui.models.paged import PagedListModel
 from ui.presentation import short_time
 from ui.runner import BackgroundRunner
@@ -36,9 +37,17 @@ class WorkQueueModel(PagedListModel[WorkItem]):
     def display_text(self, item: WorkItem) -> str:
         """When, who and what, and how many of our messages it may answer when more than one."""
         when = short_time(item.received_at, datetime.now(UTC))
-        text = f"{when}   {item.sender or 'customer'}: {item.text or '(no text)'}"
+        text = translate("WorkQueueModel", "{time}   {sender}: {text}").format(
+            time=when,
+            sender=item.sender or translate("WorkQueueModel", "customer"),
+            text=item.text or translate("WorkQueueModel", "(no text)"),
+        )
         count = len(item.candidates)
-        return f"{text}   ({count} messages it may answer)" if count > 1 else text
+        if count > 1:
+            return translate("WorkQueueModel", "{text}   (%n messages it may answer)", None, count).format(
+                text=text
+            )
+        return text
 
     def start(self) -> None:
         """Load the first page."""

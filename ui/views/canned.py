@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from ui.api.client import ApiError
 from ui.api.library import CannedReply, LibraryCalls
+from ui.i18n import QT_TRANSLATE_NOOP, translate
 from ui.presentation import tooltip_text
 from ui.runner import BackgroundRunner
 from ui.views.plain_text import plain_label, plain_message_box
@@ -48,8 +49,12 @@ POPUP_WIDTH = 380
 
 # What a refusal means for the person who asked, by the backend's error code.
 _REFUSALS = {
-    "forbidden": "Only a supervisor can add, change or delete canned replies.",
-    "not_found": "This canned reply no longer exists: someone deleted it meanwhile.",
+    "forbidden": QT_TRANSLATE_NOOP(
+        "CannedRepliesDialog", "Only a supervisor can add, change or delete canned replies."
+    ),
+    "not_found": QT_TRANSLATE_NOOP(
+        "CannedRepliesDialog", "This canned reply no longer exists: someone deleted it meanwhile."
+    ),
 }
 
 
@@ -185,7 +190,7 @@ class CannedPicker(QObject):
         self.popup.hide()
         self.popup.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.popup.setFrameShape(QFrame.Shape.Box)
-        self.popup.setAccessibleName("Canned replies")
+        self.popup.setAccessibleName(translate("CannedPicker", "Canned replies"))
         self.popup.setWordWrap(False)
         self.popup.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.popup.itemClicked.connect(self._item_clicked)
@@ -342,18 +347,25 @@ def refusal_text(error: Exception, shortcut: str = "") -> str:
     if not isinstance(error, ApiError):
         return str(error)
     if error.code == "shortcut_taken":
-        return f"Another canned reply already uses /{shortcut}: choose another shortcut."
-    return _REFUSALS.get(error.code, error.message)
+        return translate(
+            "CannedRepliesDialog", "Another canned reply already uses /{shortcut}: choose another shortcut."
+        ).format(shortcut=shortcut)
+    words = _REFUSALS.get(error.code)
+    return translate("CannedRepliesDialog", words) if words is not None else error.message
 
 
 def form_problem(shortcut: str, title: str, text: str) -> str:
     """What is wrong with a canned reply before it is sent, in words ("" when nothing)."""
     if not _VALID_SHORTCUT.fullmatch(shortcut):
-        return f"The shortcut is 1 to {MAX_SHORTCUT} letters, digits, _ or -."
+        return translate(
+            "CannedRepliesDialog", "The shortcut is 1 to {count} letters, digits, _ or -."
+        ).format(count=MAX_SHORTCUT)
     if not 1 <= len(title) <= MAX_TITLE:
-        return f"The title is 1 to {MAX_TITLE} characters."
+        return translate("CannedRepliesDialog", "The title is 1 to {count} characters.").format(
+            count=MAX_TITLE
+        )
     if not 1 <= len(text) <= MAX_TEXT:
-        return f"The text is 1 to {MAX_TEXT} characters."
+        return translate("CannedRepliesDialog", "The text is 1 to {count} characters.").format(count=MAX_TEXT)
     return ""
 
 
@@ -381,47 +393,54 @@ class CannedRepliesDialog(QDialog):
         self._shown_id: int | None = None
         self._pending_shortcut = ""
         self._busy = False
-        self.setWindowTitle("Canned replies")
+        self.setWindowTitle(translate("CannedRepliesDialog", "Canned replies"))
         self.resize(720, 460)
 
         self.list_widget = QListWidget()
-        self.list_widget.setAccessibleName("Canned replies")
+        self.list_widget.setAccessibleName(translate("CannedRepliesDialog", "Canned replies"))
         self.list_widget.currentRowChanged.connect(self._row_changed)
         self.shortcut_field = QLineEdit()
-        self.shortcut_field.setAccessibleName("Shortcut")
-        self.shortcut_field.setPlaceholderText("thanks")
+        self.shortcut_field.setAccessibleName(translate("CannedRepliesDialog", "Shortcut"))
+        self.shortcut_field.setPlaceholderText(translate("CannedRepliesDialog", "thanks"))
         self.shortcut_field.setMaxLength(MAX_SHORTCUT)
         pattern = QRegularExpression(f"[{SHORTCUT_CHARACTERS}]*")
         self.shortcut_field.setValidator(QRegularExpressionValidator(pattern, self.shortcut_field))
         self.title_field = QLineEdit()
-        self.title_field.setAccessibleName("Title")
+        self.title_field.setAccessibleName(translate("CannedRepliesDialog", "Title"))
         self.title_field.setMaxLength(MAX_TITLE)
         self.text_field = QPlainTextEdit()
-        self.text_field.setAccessibleName("Reply text")
-        self.text_field.setPlaceholderText("Hi {{name}}, thanks for writing to us!")
-        hint = plain_label("{{name}} and {{number}} are filled in with the customer's name and number.")
+        self.text_field.setAccessibleName(translate("CannedRepliesDialog", "Reply text"))
+        self.text_field.setPlaceholderText(
+            translate("CannedRepliesDialog", "Hi {{name}}, thanks for writing to us!")
+        )
+        hint = plain_label(
+            translate(
+                "CannedRepliesDialog",
+                "{{name}} and {{number}} are filled in with the customer's name and number.",
+            )
+        )
         hint.setObjectName("hint")
         hint.setWordWrap(True)
         self.status_label = plain_label("")
         self.status_label.setWordWrap(True)
 
-        self.new_button = QPushButton("New")
-        self.new_button.setAccessibleName("New canned reply")
+        self.new_button = QPushButton(translate("CannedRepliesDialog", "New"))
+        self.new_button.setAccessibleName(translate("CannedRepliesDialog", "New canned reply"))
         self.new_button.clicked.connect(self.start_new)
-        self.save_button = QPushButton("Save")
-        self.save_button.setAccessibleName("Save canned reply")
+        self.save_button = QPushButton(translate("CannedRepliesDialog", "Save"))
+        self.save_button.setAccessibleName(translate("CannedRepliesDialog", "Save canned reply"))
         self.save_button.setObjectName("primary")
         self.save_button.clicked.connect(self.save)
-        self.delete_button = QPushButton("Delete")
-        self.delete_button.setAccessibleName("Delete canned reply")
+        self.delete_button = QPushButton(translate("CannedRepliesDialog", "Delete"))
+        self.delete_button.setAccessibleName(translate("CannedRepliesDialog", "Delete canned reply"))
         self.delete_button.clicked.connect(self.delete)
-        close_button = QPushButton("Close")
+        close_button = QPushButton(translate("CannedRepliesDialog", "Close"))
         close_button.clicked.connect(self.accept)
 
         form = QFormLayout()
-        form.addRow("Shortcut  /", self.shortcut_field)
-        form.addRow("Title", self.title_field)
-        form.addRow("Text", self.text_field)
+        form.addRow(translate("CannedRepliesDialog", "Shortcut  /"), self.shortcut_field)
+        form.addRow(translate("CannedRepliesDialog", "Title"), self.title_field)
+        form.addRow(translate("CannedRepliesDialog", "Text"), self.text_field)
         right = QVBoxLayout()
         right.addLayout(form, 1)
         right.addWidget(hint)
@@ -444,7 +463,11 @@ class CannedRepliesDialog(QDialog):
             self.text_field.setReadOnly(True)
             for button in (self.new_button, self.save_button, self.delete_button):
                 button.hide()
-            self.status_label.setText("Only a supervisor can add, change or delete canned replies.")
+            self.status_label.setText(
+                translate(
+                    "CannedRepliesDialog", "Only a supervisor can add, change or delete canned replies."
+                )
+            )
         self._update_buttons()
         self.reload()
 
@@ -496,7 +519,9 @@ class CannedRepliesDialog(QDialog):
             call = partial(self._api.create_canned_reply, shortcut, title, text)
         else:
             call = partial(self._api.update_canned_reply, selected.id, shortcut, title, text)
-        self._submit(call, f"Saving /{shortcut}…", shortcut)
+        self._submit(
+            call, translate("CannedRepliesDialog", "Saving /{shortcut}…").format(shortcut=shortcut), shortcut
+        )
 
     def delete(self) -> None:
         """Delete the selected reply, once confirmed."""
@@ -506,15 +531,19 @@ class CannedRepliesDialog(QDialog):
         if not self.confirm_delete(selected):
             return
         self._submit(
-            partial(self._api.delete_canned_reply, selected.id), f"Deleting /{selected.shortcut}…", ""
+            partial(self._api.delete_canned_reply, selected.id),
+            translate("CannedRepliesDialog", "Deleting /{shortcut}…").format(shortcut=selected.shortcut),
+            "",
         )
 
     def confirm_delete(self, reply: CannedReply) -> bool:
         """Ask before deleting: agents may rely on the shortcut."""
         box = plain_message_box(
             QMessageBox.Icon.Question,
-            "Delete canned reply",
-            f"Delete /{reply.shortcut} ({reply.title}) for everyone?",
+            translate("CannedRepliesDialog", "Delete canned reply"),
+            translate("CannedRepliesDialog", "Delete /{shortcut} ({title}) for everyone?").format(
+                shortcut=reply.shortcut, title=reply.title
+            ),
             self,
         )
         box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
@@ -532,10 +561,12 @@ class CannedRepliesDialog(QDialog):
     def _changed(self, result: CannedReply | None) -> None:
         self._busy = False
         if isinstance(result, CannedReply):
-            self.status_label.setText(f"Saved /{result.shortcut}.")
+            self.status_label.setText(
+                translate("CannedRepliesDialog", "Saved /{shortcut}.").format(shortcut=result.shortcut)
+            )
             self._select_after_load = result.id
         else:
-            self.status_label.setText("Deleted.")
+            self.status_label.setText(translate("CannedRepliesDialog", "Deleted."))
             self._select_after_load = None
             self.start_new()
         self._update_buttons()
@@ -572,11 +603,17 @@ class CannedRepliesDialog(QDialog):
         elif selected_row != -1 and refill:
             self._fill(self._replies[selected_row])
         if not self._replies and self._editable and not self._busy and not self.status_label.text():
-            self.status_label.setText("No canned replies yet: write one and save it.")
+            self.status_label.setText(
+                translate("CannedRepliesDialog", "No canned replies yet: write one and save it.")
+            )
         self._update_buttons()
 
     def _load_failed(self, error: Exception) -> None:
-        self.status_label.setText(f"Canned replies could not be loaded: {refusal_text(error)}")
+        self.status_label.setText(
+            translate("CannedRepliesDialog", "Canned replies could not be loaded: {reason}").format(
+                reason=refusal_text(error)
+            )
+        )
 
     def _selected_id(self) -> int | None:
         selected = self.selected

@@ -31,23 +31,28 @@ from PySide6.QtWidgets import (
 
 from ui.api.client import ApiClient, ApiError, ConversationChangedError
 from ui.api.resources import ColleagueMessage, MessageStatus, Note, TemplateInfo, UploadedMedia
-from ui.presentation import short_time, template_unavailable_reason, window_text
+from ui.i18n import QT_TRANSLATE_NOOP, translate
+from ui.presentation import short_time, size_text, status_mark, template_unavailable_reason, window_text
 from ui.runner import BackgroundRunner
+from ui.theme import themed_stylesheet
 from ui.views.canned import CannedReplyProvider, attach_canned_picker
 from ui.views.plain_text import plain_label, plain_message_box
 
-CLOSED_WINDOW_TEXT = (
-    "The customer's 24-hour window is closed: free text cannot be sent. Pick a template below to reopen it."
+CLOSED_WINDOW_TEXT = QT_TRANSLATE_NOOP(
+    "Composer",
+    "The customer's 24-hour window is closed: free text cannot be sent. Pick a template below to reopen it.",
 )
-REPLY_PLACEHOLDER = "Write a reply…  (Ctrl+Enter sends)"
-NOTE_PLACEHOLDER = "Write an internal note for the team; the customer never sees it…  (Ctrl+Enter adds it)"
+REPLY_PLACEHOLDER = QT_TRANSLATE_NOOP("Composer", "Write a reply…  (Ctrl+Enter sends)")
+NOTE_PLACEHOLDER = QT_TRANSLATE_NOOP(
+    "Composer", "Write an internal note for the team; the customer never sees it…  (Ctrl+Enter adds it)"
+)
 NOTE_SHORTCUT = "Ctrl+Shift+N"
 # The note box looks like the notes in the thread, so nobody mistakes it for a reply.
 NOTE_STYLE = "QPlainTextEdit { background: #fef9c3; border: 1px solid #ca8a04; }"
-URGENT_STYLE = "color: #dc2626; font-weight: bold;"
-MUTED_STYLE = "color: #6b7280;"
+URGENT_STYLE = "color: #b91c1c; font-weight: bold;"
+MUTED_STYLE = "color: #4b5563;"
 REPLY_MODE, NOTE_MODE = 0, 1
-SEND_ANYWAY = "Send anyway"
+SEND_ANYWAY = QT_TRANSLATE_NOOP("Composer", "Send anyway")
 
 
 def colleague_text(messages: list[ColleagueMessage]) -> str:
@@ -55,7 +60,7 @@ def colleague_text(messages: list[ColleagueMessage]) -> str:
     now = datetime.now(UTC)
     lines = []
     for message in messages:
-        author = message.created_by or "Another system"
+        author = message.created_by or translate("Composer", "Another system")
         lines.append(f"{short_time(message.created_at, now)}  {author}: {message.body}")
     return "\n".join(lines)
 
@@ -81,10 +86,9 @@ class Attachment:
     def describe(self) -> str:
         """`Attached: invoice.pdf · 12 KB`."""
         size = len(self.content)
-        amount = (
-            f"{size / (1024 * 1024):.1f} MB" if size >= 1024 * 1024 else f"{max(1, round(size / 1024))} KB"
+        return translate("Composer", "Attached: {name}  ·  {size}").format(
+            name=self.name, size=size_text(size)
         )
-        return f"Attached: {self.name}  ·  {amount}"
 
 
 def read_attachment(path: Path) -> Attachment:
@@ -105,7 +109,7 @@ def image_attachment(image: QImage) -> Attachment:
 
 def choose_file(parent: QWidget | None) -> Path | None:
     """Ask which file to attach (the platform's open dialog)."""
-    chosen, _ = QFileDialog.getOpenFileName(parent, "Attach a file")
+    chosen, _ = QFileDialog.getOpenFileName(parent, translate("Composer", "Attach a file"))
     return Path(chosen) if chosen else None
 
 
@@ -189,21 +193,28 @@ class Composer(QWidget):
         self.collision_dialog: QMessageBox | None = None
         self.setObjectName("composer")
 
-        self.reply_mode_button = QPushButton("Reply")
-        self.note_mode_button = QPushButton("Note")
+        self.reply_mode_button = QPushButton(translate("Composer", "Reply"))
+        self.note_mode_button = QPushButton(translate("Composer", "Note"))
         self.mode_buttons = QButtonGroup(self)
         for number, (button, name) in enumerate(
-            ((self.reply_mode_button, "Write a reply"), (self.note_mode_button, "Write an internal note"))
+            (
+                (self.reply_mode_button, translate("Composer", "Write a reply")),
+                (self.note_mode_button, translate("Composer", "Write an internal note")),
+            )
         ):
             button.setCheckable(True)
             button.setObjectName("segment")
             button.setAccessibleName(name)
             self.mode_buttons.addButton(button, number)
-        self.note_mode_button.setToolTip(f"An internal note for the team  ({NOTE_SHORTCUT})")
+        self.note_mode_button.setToolTip(
+            translate("Composer", "An internal note for the team  ({shortcut})").format(
+                shortcut=NOTE_SHORTCUT
+            )
+        )
         self.reply_mode_button.setChecked(True)
         self.mode_buttons.idClicked.connect(self._mode_chosen)
         self.window_label = plain_label("")
-        self.window_label.setAccessibleName("Time left in the customer's window")
+        self.window_label.setAccessibleName(translate("Composer", "Time left in the customer's window"))
         mode_row = QHBoxLayout()
         mode_row.setSpacing(2)
         mode_row.addWidget(self.reply_mode_button)
@@ -212,14 +223,14 @@ class Composer(QWidget):
         mode_row.addWidget(self.window_label)
 
         self.text_box = ComposerTextBox()
-        self.text_box.setAccessibleName("Reply text")
+        self.text_box.setAccessibleName(translate("Composer", "Reply text"))
         self.text_box.image_pasted.connect(self.attach_image)
         self.text_box.files_dropped.connect(self._files_dropped)
-        self.text_box.setPlaceholderText(REPLY_PLACEHOLDER)
+        self.text_box.setPlaceholderText(translate("Composer", REPLY_PLACEHOLDER))
         self.text_box.setMaximumHeight(80)
         self.text_box.textChanged.connect(self._text_changed)
-        self.send_button = QPushButton("Send")
-        self.send_button.setAccessibleName("Send reply")
+        self.send_button = QPushButton(translate("Composer", "Send"))
+        self.send_button.setAccessibleName(translate("Composer", "Send reply"))
         self.send_button.setObjectName("primary")
         self.send_button.clicked.connect(self.send)
         self.status_label = plain_label("")
@@ -227,16 +238,16 @@ class Composer(QWidget):
         self.status_label.setWordWrap(True)
 
         self.template_box = QComboBox()
-        self.template_box.setAccessibleName("Template")
+        self.template_box.setAccessibleName(translate("Composer", "Template"))
         self.template_box.currentIndexChanged.connect(self._template_chosen)
         self.parameter_form = QFormLayout()
         self.parameter_fields: list[QLineEdit] = []
         self.preview = plain_label("")
         self.preview.setObjectName("templatePreview")
         self.preview.setWordWrap(True)
-        self.preview.setAccessibleName("Template preview")
-        self.send_template_button = QPushButton("Send template")
-        self.send_template_button.setAccessibleName("Send template")
+        self.preview.setAccessibleName(translate("Composer", "Template preview"))
+        self.send_template_button = QPushButton(translate("Composer", "Send template"))
+        self.send_template_button.setAccessibleName(translate("Composer", "Send template"))
         self.send_template_button.setObjectName("primary")
         self.send_template_button.clicked.connect(self.send)
 
@@ -244,7 +255,7 @@ class Composer(QWidget):
         template_layout = QVBoxLayout(template_page)
         template_layout.setContentsMargins(0, 0, 0, 0)
         picker_row = QHBoxLayout()
-        picker_row.addWidget(plain_label("Template"))
+        picker_row.addWidget(plain_label(translate("Composer", "Template")))
         picker_row.addWidget(self.template_box, 1)
         template_layout.addLayout(picker_row)
         template_layout.addLayout(self.parameter_form)
@@ -254,17 +265,19 @@ class Composer(QWidget):
         template_row.addWidget(self.send_template_button)
         template_layout.addLayout(template_row)
         self.template_page = template_page
-        self.attach_button = QPushButton("Attach…")
-        self.attach_button.setAccessibleName("Attach a file")
-        self.attach_button.setToolTip("Attach a photo, voice note, video or document (or drop or paste one)")
+        self.attach_button = QPushButton(translate("Composer", "Attach…"))
+        self.attach_button.setAccessibleName(translate("Composer", "Attach a file"))
+        self.attach_button.setToolTip(
+            translate("Composer", "Attach a photo, voice note, video or document (or drop or paste one)")
+        )
         self.attach_button.clicked.connect(self.choose_attachment)
         self.attachment_label = plain_label("")
-        self.attachment_label.setAccessibleName("Attached file")
-        self.remove_attachment_button = QPushButton("Remove")
-        self.remove_attachment_button.setAccessibleName("Remove the attached file")
+        self.attachment_label.setAccessibleName(translate("Composer", "Attached file"))
+        self.remove_attachment_button = QPushButton(translate("Composer", "Remove"))
+        self.remove_attachment_button.setAccessibleName(translate("Composer", "Remove the attached file"))
         self.remove_attachment_button.clicked.connect(self.remove_attachment)
         self.upload_bar = QProgressBar()
-        self.upload_bar.setAccessibleName("Upload progress")
+        self.upload_bar.setAccessibleName(translate("Composer", "Upload progress"))
         self.upload_bar.setTextVisible(False)
         self.upload_bar.setMaximumHeight(8)
         self.upload_bar.setVisible(False)
@@ -412,10 +425,14 @@ class Composer(QWidget):
         current = self.text_box.toPlainText()
         self._set_text(self._other_draft)
         self._other_draft = current
-        self.text_box.setAccessibleName("Note text" if note else "Reply text")
-        self.text_box.setStyleSheet(NOTE_STYLE if note else "")
-        self.send_button.setText("Add note" if note else "Send")
-        self.send_button.setAccessibleName("Add note" if note else "Send reply")
+        self.text_box.setAccessibleName(
+            translate("Composer", "Note text") if note else translate("Composer", "Reply text")
+        )
+        self.text_box.setStyleSheet(themed_stylesheet(NOTE_STYLE) if note else "")
+        self.send_button.setText(translate("Composer", "Add note") if note else translate("Composer", "Send"))
+        self.send_button.setAccessibleName(
+            translate("Composer", "Add note") if note else translate("Composer", "Send reply")
+        )
         self.status_label.clear()
         self._apply_window()
         self.text_box.setFocus()
@@ -448,10 +465,14 @@ class Composer(QWidget):
             self.window_label.setText("")
             return
         window = window_text(self._closes_at, datetime.now(UTC))
-        text = f"Window: {window.text}" if window.is_open else "Window closed: templates only"
+        text = (
+            translate("Composer", "Window: {countdown}").format(countdown=window.text)
+            if window.is_open
+            else translate("Composer", "Window closed: templates only")
+        )
         if text != self.window_label.text():
             self.window_label.setText(text)
-            self.window_label.setStyleSheet(URGENT_STYLE if window.urgent else MUTED_STYLE)
+            self.window_label.setStyleSheet(themed_stylesheet(URGENT_STYLE if window.urgent else MUTED_STYLE))
 
     def _apply_window(self) -> None:
         enabled = self._conversation_id is not None
@@ -461,13 +482,13 @@ class Composer(QWidget):
         self.text_box.setReadOnly(not may_write)
         self.text_box.setEnabled(enabled and may_write)
         if self._writing_note:
-            self.text_box.setPlaceholderText(NOTE_PLACEHOLDER)
+            self.text_box.setPlaceholderText(translate("Composer", NOTE_PLACEHOLDER))
         else:
             self.text_box.setPlaceholderText(
-                REPLY_PLACEHOLDER if is_open or not enabled else CLOSED_WINDOW_TEXT
+                translate("Composer", REPLY_PLACEHOLDER if is_open or not enabled else CLOSED_WINDOW_TEXT)
             )
         if not may_write and enabled and self.text_box.toPlainText():
-            self.status_label.setText(CLOSED_WINDOW_TEXT)
+            self.status_label.setText(translate("Composer", CLOSED_WINDOW_TEXT))
         self._showing_templates = enabled and not is_open and not self._writing_note
         self.template_page.setVisible(self._showing_templates)
         self.send_button.setEnabled(enabled and may_write and not self._sending)
@@ -485,7 +506,7 @@ class Composer(QWidget):
         if template is not None:
             for name in template.parameters:
                 field = QLineEdit()
-                field.setAccessibleName(f"Template value: {name}")
+                field.setAccessibleName(translate("Composer", "Template value: {name}").format(name=name))
                 field.setPlaceholderText(name)
                 field.textChanged.connect(self._update_preview)
                 self.parameter_form.addRow(plain_label(name.capitalize()), field)
@@ -538,7 +559,7 @@ class Composer(QWidget):
                 return
             values = [field.text().strip() for field in self.parameter_fields]
             if any(not value for value in values):
-                self.status_label.setText("Fill in every template value first.")
+                self.status_label.setText(translate("Composer", "Fill in every template value first."))
                 return
             content = {
                 "template": {"name": template.name, "language": template.language, "parameters": values}
@@ -568,7 +589,7 @@ class Composer(QWidget):
         )
         self._sending = True
         self._key_used = True
-        self.status_label.setText("Sending…")
+        self.status_label.setText(translate("Composer", "Sending…"))
         self._apply_window()
         self._runner.submit(call, self._on_sent, self._on_failed)
 
@@ -576,7 +597,9 @@ class Composer(QWidget):
         self._sending = False
         self._pending_reply = {}
         self.status_label.setText(
-            "Queued." if message.state == "queued" else f"{message.state.capitalize()}."
+            translate("Composer", "Queued.")
+            if message.state == "queued"
+            else translate("Composer", "{state}.").format(state=status_mark(message.state).label.capitalize())
         )
         if not self._writing_note:
             self._set_text("")
@@ -594,7 +617,9 @@ class Composer(QWidget):
         self._sending = False
         if isinstance(error, ConversationChangedError):
             self._apply_window()
-            self.status_label.setText("A colleague wrote in this conversation after you last looked.")
+            self.status_label.setText(
+                translate("Composer", "A colleague wrote in this conversation after you last looked.")
+            )
             self._ask_send_anyway(error.messages)
             return
         if isinstance(error, ApiError) and error.code == "window_closed":
@@ -636,12 +661,14 @@ class Composer(QWidget):
         self.attachment = attachment
         self.attachment_label.setText(attachment.describe())
         self.attachment_row.setVisible(True)
-        self.text_box.setPlaceholderText("Add a caption…  (Ctrl+Enter sends)")
+        self.text_box.setPlaceholderText(translate("Composer", "Add a caption…  (Ctrl+Enter sends)"))
         self.status_label.setText("")
 
     @Slot(object)
     def _attachment_failed(self, error: Exception) -> None:
-        self.status_label.setText(f"Could not attach the file: {error}")
+        self.status_label.setText(
+            translate("Composer", "Could not attach the file: {reason}").format(reason=error)
+        )
 
     def remove_attachment(self) -> None:
         """Drop the attached file from the draft."""
@@ -665,12 +692,14 @@ class Composer(QWidget):
             return
         if attachment.kind == "audio" and caption:
             self.status_label.setText(
-                "A voice note or audio file takes no caption; send the words on their own."
+                translate(
+                    "Composer", "A voice note or audio file takes no caption; send the words on their own."
+                )
             )
             return
         self._sending = True
         self._apply_window()
-        self.status_label.setText("Uploading…")
+        self.status_label.setText(translate("Composer", "Uploading…"))
         self._caption = caption
         call = partial(
             self._api.upload_media,
@@ -706,16 +735,21 @@ class Composer(QWidget):
     # -- a colleague wrote meanwhile -------------------------------------------------------------
     def _ask_send_anyway(self, messages: list[ColleagueMessage]) -> None:
         self._close_collision_dialog()
-        authors = sorted({message.created_by or "another system" for message in messages})
-        who = ", ".join(authors) if authors else "someone else"
+        authors = sorted(
+            {message.created_by or translate("Composer", "another system") for message in messages}
+        )
+        who = ", ".join(authors) if authors else translate("Composer", "someone else")
         dialog = plain_message_box(
             QMessageBox.Icon.Warning,
-            "The conversation changed",
-            f"{who} wrote to this customer after you last looked:\n\n{colleague_text(messages)}\n\n"
-            "Send your reply anyway?",
+            translate("Composer", "The conversation changed"),
+            translate(
+                "Composer",
+                "{who} wrote to this customer after you last looked:\n\n{messages}\n\n"
+                "Send your reply anyway?",
+            ).format(who=who, messages=colleague_text(messages)),
             self,
         )
-        dialog.addButton(SEND_ANYWAY, QMessageBox.ButtonRole.AcceptRole)
+        dialog.addButton(translate("Composer", SEND_ANYWAY), QMessageBox.ButtonRole.AcceptRole)
         dialog.addButton(QMessageBox.StandardButton.Cancel)
         dialog.setDefaultButton(QMessageBox.StandardButton.Cancel)
         dialog.buttonClicked.connect(self._collision_answered)
@@ -734,7 +768,9 @@ class Composer(QWidget):
             self._submit_reply(force=True)
             return
         self._pending_reply = {}
-        self.status_label.setText("Not sent. Read what your colleague wrote; your draft is kept.")
+        self.status_label.setText(
+            translate("Composer", "Not sent. Read what your colleague wrote; your draft is kept.")
+        )
         self.thread_outdated.emit()
 
     def _close_collision_dialog(self) -> None:
@@ -751,14 +787,14 @@ class Composer(QWidget):
         if not text or self._api is None or self._runner is None or self._conversation_id is None:
             return
         self._sending = True
-        self.status_label.setText("Adding the note…")
+        self.status_label.setText(translate("Composer", "Adding the note…"))
         self._apply_window()
         call = partial(self._api.add_note, self._conversation_id, text)
         self._runner.submit(call, self._on_note_added, self._on_note_failed)
 
     def _on_note_added(self, note: Note) -> None:
         self._sending = False
-        self.status_label.setText("Note added.")
+        self.status_label.setText(translate("Composer", "Note added."))
         if self._writing_note:
             self._set_text("")
         else:

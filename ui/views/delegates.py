@@ -15,13 +15,22 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QMouseEvent, QPainter, QPen
+from PySide6.QtGui import QFont, QFontMetrics, QMouseEvent, QPainter, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from ui.api.resources import Conversation, InboundMessage, MediaInfo, Note, OutboundMessage, ThreadItem
+from ui.i18n import QT_TRANSLATE_NOOP, translate
 from ui.media import THUMBNAIL_HEIGHT, THUMBNAIL_WIDTH, ThumbnailCache
 from ui.models.paged import ItemRole
-from ui.presentation import plain_error, short_time, status_mark, window_text
+from ui.presentation import (
+    plain_error,
+    short_time,
+    size_text,
+    status_mark,
+    text_direction,
+    window_text,
+)
+from ui.theme import surface_qcolor, text_qcolor
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 
@@ -29,56 +38,56 @@ PADDING = 8
 BUBBLE_RADIUS = 8
 REPLY_INDENT = 28
 MAX_BUBBLE_FRACTION = 0.72
-LINK_TEXT = "Link to message…"
+LINK_TEXT = QT_TRANSLATE_NOOP("delegates", "Link to message…")
 
-OUTBOUND_FILL = QColor("#dcf8c6")
-INBOUND_FILL = QColor("#ffffff")
-UNATTRIBUTED_FILL = QColor("#fff7e6")
-UNATTRIBUTED_BORDER = QColor("#f59e0b")
-CHOICE_FILL = QColor("#e0f2fe")
+OUTBOUND_FILL = "#dcf8c6"
+INBOUND_FILL = "#ffffff"
+UNATTRIBUTED_FILL = "#fff7e6"
+UNATTRIBUTED_BORDER = "#f59e0b"
+CHOICE_FILL = "#e0f2fe"
 # Notes are for the team only: pale yellow with an amber edge, so nobody takes one for a message.
-NOTE_FILL = QColor("#fef9c3")
-NOTE_BORDER = QColor("#ca8a04")
-NOTE_CAPTION = QColor("#854d0e")
-MUTED = QColor("#6b7280")
-URGENT = QColor("#dc2626")
-LINK = QColor("#2563eb")
-SELECTED_BORDER = QColor("#2563eb")
+NOTE_FILL = "#fef9c3"
+NOTE_BORDER = "#ca8a04"
+NOTE_CAPTION = "#854d0e"
+MUTED = "#4b5563"
+URGENT = "#b91c1c"
+LINK = "#2563eb"
+SELECTED_BORDER = "#2563eb"
 
 
 MEDIA_LABELS = {
-    "image": "Photo",
-    "sticker": "Sticker",
-    "audio": "Voice note",
-    "video": "Video",
-    "document": "Document",
+    "image": QT_TRANSLATE_NOOP("delegates", "Photo"),
+    "sticker": QT_TRANSLATE_NOOP("delegates", "Sticker"),
+    "audio": QT_TRANSLATE_NOOP("delegates", "Voice note"),
+    "video": QT_TRANSLATE_NOOP("delegates", "Video"),
+    "document": QT_TRANSLATE_NOOP("delegates", "Document"),
+}
+_MEDIA_ACTIONS = {
+    "image": QT_TRANSLATE_NOOP("delegates", "click to view"),
+    "sticker": QT_TRANSLATE_NOOP("delegates", "click to view"),
+    "audio": QT_TRANSLATE_NOOP("delegates", "click to play"),
+    "video": QT_TRANSLATE_NOOP("delegates", "click to save"),
+    "document": QT_TRANSLATE_NOOP("delegates", "click to save"),
 }
 
 
-def size_text(size: int | None) -> str:
-    """`12 KB`, `3.4 MB`; empty when unknown."""
-    if size is None:
-        return ""
-    if size >= 1024 * 1024:
-        return f"{size / (1024 * 1024):.1f} MB"
-    return f"{max(1, round(size / 1024))} KB"
+def media_label(kind: str) -> str:
+    """A kind of file in words: Photo, Voice note, Document…"""
+    return translate("delegates", MEDIA_LABELS.get(kind, QT_TRANSLATE_NOOP("delegates", "File")))
 
 
 def media_line(media: MediaInfo) -> str:
     """What the bubble says about a file: downloading, could not download (Retry), or what a click does."""
-    label = MEDIA_LABELS.get(media.kind, "File")
+    label = media_label(media.kind)
     if media.state == "pending":
-        return f"{label}  ·  downloading…"
+        return translate("delegates", "{kind}  ·  downloading…").format(kind=label)
     if media.state == "failed":
-        return f"could not download: {media.error or 'unknown reason'}  ·  Retry"
+        reason = media.error or translate("delegates", "unknown reason")
+        return translate("delegates", "could not download: {reason}  ·  Retry").format(reason=reason)
     size = size_text(media.size)
-    action = {
-        "image": "click to view",
-        "sticker": "click to view",
-        "audio": "click to play",
-        "video": "click to save",
-        "document": "click to save",
-    }.get(media.kind, "click to save")
+    action = translate(
+        "delegates", _MEDIA_ACTIONS.get(media.kind, QT_TRANSLATE_NOOP("delegates", "click to save"))
+    )
     name = media.filename if media.kind == "document" and media.filename else label
     return "  ·  ".join(part for part in (name, size, action) if part)
 
@@ -101,10 +110,10 @@ class ConversationDelegate(QStyledItemDelegate):
         rect = option.rect
         state = option.state
         if state & QStyle.StateFlag.State_Selected:
-            painter.fillRect(rect, QColor("#e8f0fe"))
+            painter.fillRect(rect, surface_qcolor("#e8f0fe"))
         elif state & QStyle.StateFlag.State_MouseOver:
-            painter.fillRect(rect, QColor("#f5f7fa"))
-        painter.setPen(QColor("#e5e7eb"))
+            painter.fillRect(rect, surface_qcolor("#f5f7fa"))
+        painter.setPen(surface_qcolor("#e5e7eb"))
         painter.drawLine(rect.bottomLeft(), rect.bottomRight())
 
         now = datetime.now(UTC)
@@ -121,21 +130,24 @@ class ConversationDelegate(QStyledItemDelegate):
 
         time_text = short_time(conversation.last_message_at, now)
         painter.setFont(small)
-        painter.setPen(MUTED)
+        painter.setPen(text_qcolor(MUTED))
         time_width = QFontMetrics(small).horizontalAdvance(time_text) + 4
         painter.drawText(
             top_half, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), time_text
         )
 
         painter.setFont(bold if conversation.unread else base_font)
-        painter.setPen(QColor("#111827"))
+        painter.setPen(text_qcolor("#111827"))
         name_rect = top_half.adjusted(0, 0, -time_width - 8, 0)
         # A customer who opted out of marketing carries the mark in the list too.
         shown_name = ("⊘ " if conversation.contact.opted_out else "") + conversation.contact.display_name
         name = QFontMetrics(painter.font()).elidedText(
             shown_name, Qt.TextElideMode.ElideRight, name_rect.width()
         )
-        painter.drawText(name_rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), name)
+        name_rect = QStyle.visualRect(option.direction, rect, name_rect)
+        painter.setLayoutDirection(text_direction(name, option.direction))
+        painter.drawText(name_rect, int(Qt.AlignmentFlag.AlignVCenter) | _leading(option.direction), name)
+        painter.setLayoutDirection(option.direction)
 
         window = window_text(conversation.window_closes_at, now)
         painter.setFont(small)
@@ -146,17 +158,24 @@ class ConversationDelegate(QStyledItemDelegate):
             badge_width = max(20, metrics.horizontalAdvance(badge_text) + 10)
             badge = QRect(right - badge_width, bottom_half.center().y() - 9, badge_width, 18)
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            painter.setBrush(QColor("#16a34a"))
+            painter.setBrush(surface_qcolor("#15803d"))
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.drawRoundedRect(badge, 9, 9)
-            painter.setPen(QColor("#ffffff"))
-            painter.drawText(badge, int(Qt.AlignmentFlag.AlignCenter), badge_text)
+            shown_badge = QStyle.visualRect(option.direction, rect, badge)
+            painter.drawRoundedRect(shown_badge, 9, 9)
+            painter.setPen(text_qcolor("#ffffff"))
+            painter.drawText(shown_badge, int(Qt.AlignmentFlag.AlignCenter), badge_text)
             right = badge.left() - 8
         window_width = metrics.horizontalAdvance(window.text) + 4
         window_rect = QRect(right - window_width, bottom_half.top(), window_width, bottom_half.height())
-        painter.setPen(URGENT if window.urgent else (MUTED if not window.is_open else QColor("#15803d")))
+        painter.setPen(
+            text_qcolor(URGENT)
+            if window.urgent
+            else (text_qcolor(MUTED) if not window.is_open else text_qcolor("#15803d"))
+        )
         painter.drawText(
-            window_rect, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), window.text
+            QStyle.visualRect(option.direction, rect, window_rect),
+            int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
+            window.text,
         )
 
         preview = conversation.last_message or (conversation.contact.number or "")
@@ -166,13 +185,26 @@ class ConversationDelegate(QStyledItemDelegate):
             window_rect.left() - bottom_half.left() - 8,
             bottom_half.height(),
         )
-        painter.setPen(MUTED)
+        painter.setPen(text_qcolor(MUTED))
+        # The preview reads in its own direction but stays on the side the window's language starts from.
+        painter.setLayoutDirection(text_direction(preview, option.direction))
         painter.drawText(
-            preview_rect,
-            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+            QStyle.visualRect(option.direction, rect, preview_rect),
+            int(Qt.AlignmentFlag.AlignVCenter) | _leading(option.direction),
             metrics.elidedText(preview, Qt.TextElideMode.ElideRight, max(0, preview_rect.width())),
         )
+        painter.setLayoutDirection(option.direction)
         painter.restore()
+
+
+def _leading(direction: Qt.LayoutDirection) -> int:
+    """The side a line starts from in the window's language, whatever the text's own direction."""
+    side = (
+        Qt.AlignmentFlag.AlignLeft
+        if direction == Qt.LayoutDirection.LeftToRight
+        else Qt.AlignmentFlag.AlignRight
+    )
+    return int(side | Qt.AlignmentFlag.AlignAbsolute)
 
 
 class ThreadDelegate(QStyledItemDelegate):
@@ -248,30 +280,43 @@ class ThreadDelegate(QStyledItemDelegate):
         """(main text, caption under it, extra line in colour) for a message or note."""
         if isinstance(item, Note):
             when = short_time(item.created_at, datetime.now(UTC))
-            return item.text, f"Note by {item.author}  ·  {when}", ""
+            return (
+                item.text,
+                translate("delegates", "Note by {author}  ·  {time}").format(author=item.author, time=when),
+                "",
+            )
         if isinstance(item, OutboundMessage):
             mark = status_mark(item.state)
             when = short_time(item.created_at, datetime.now(UTC))
             caption = f"{item.purpose or ''}  {when}  {mark.mark} {mark.label}"
             extra = ""
             if item.state == "failed":
-                extra = plain_error(item.error) or "Failed."
+                extra = plain_error(item.error) or translate("delegates", "Failed.")
             elif item.state == "unknown":
-                extra = "⚠ WhatsApp did not confirm this send: a supervisor decides whether to resend."
+                extra = translate(
+                    "delegates",
+                    "⚠ WhatsApp did not confirm this send: a supervisor decides whether to resend.",
+                )
             elif item.state == "held":
-                extra = "Held: the customer's 24-hour window is closed; a template is needed."
+                extra = translate(
+                    "delegates", "Held: the customer's 24-hour window is closed; a template is needed."
+                )
             if item.reactions:
                 caption += "   " + " ".join(reaction.emoji or "" for reaction in item.reactions)
             return item.body or "", caption.strip(), extra
         when = short_time(item.received_at, datetime.now(UTC))
         if item.choice:
-            return f"Chose: {item.choice}", when, ""
+            return translate("delegates", "Chose: {choice}").format(choice=item.choice), when, ""
         if item.is_reaction:
-            return f"Reacted {item.emoji or ''}", when, ""
+            return translate("delegates", "Reacted {emoji}").format(emoji=item.emoji or ""), when, ""
         text = item.text or f"({item.type})"
-        extra = f"Not linked to a message  ·  {LINK_TEXT}" if item.needs_placing else ""
+        extra = (
+            translate("delegates", "Not linked to a message") + "  ·  " + translate("delegates", LINK_TEXT)
+            if item.needs_placing
+            else ""
+        )
         if item.media is not None:
-            text = item.media.caption or item.media.filename or MEDIA_LABELS.get(item.media.kind, "File")
+            text = item.media.caption or item.media.filename or media_label(item.media.kind)
             line = media_line(item.media)
             if extra:
                 when = f"{line}  ·  {when}"
@@ -352,33 +397,44 @@ class ThreadDelegate(QStyledItemDelegate):
         viewport_left = 12
         if isinstance(item, OutboundMessage):
             left = viewport_left + self._available_width(option) - bubble.width()
-            fill = OUTBOUND_FILL
+            fill = surface_qcolor(OUTBOUND_FILL)
         elif isinstance(item, Note):
             # Centred, between the customer's side and ours: it belongs to neither.
             left = viewport_left + (self._available_width(option) - bubble.width()) // 2
-            fill = NOTE_FILL
+            fill = surface_qcolor(NOTE_FILL)
         else:
             left = viewport_left + (REPLY_INDENT if is_reply else 0)
-            fill = CHOICE_FILL if item.choice else (UNATTRIBUTED_FILL if item.needs_placing else INBOUND_FILL)
+            fill = (
+                surface_qcolor(CHOICE_FILL)
+                if item.choice
+                else (
+                    surface_qcolor(UNATTRIBUTED_FILL) if item.needs_placing else surface_qcolor(INBOUND_FILL)
+                )
+            )
         bubble.moveTo(left, rect.top() + 4)
+        # Under a right-to-left language the thread mirrors: ours on the left, the customer's on the right.
+        bubble = QStyle.visualRect(option.direction, rect, bubble)
         text, caption, extra = self._lines(item)
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        border = QColor("#d1d5db")
+        border = surface_qcolor("#d1d5db")
         if isinstance(item, InboundMessage) and item.needs_placing:
-            border = UNATTRIBUTED_BORDER
+            border = surface_qcolor(UNATTRIBUTED_BORDER)
         elif isinstance(item, Note):
-            border = NOTE_BORDER
+            border = surface_qcolor(NOTE_BORDER)
         if option.state & QStyle.StateFlag.State_Selected:
-            border = SELECTED_BORDER
-        painter.setPen(QPen(border, 1.5 if border != QColor("#d1d5db") else 1))
+            border = text_qcolor(SELECTED_BORDER)
+        painter.setPen(QPen(border, 1.5 if border != surface_qcolor("#d1d5db") else 1))
         painter.setBrush(fill)
         painter.drawRoundedRect(bubble, BUBBLE_RADIUS, BUBBLE_RADIUS)
         if is_reply:
             # A short connector shows which message the reply answers.
-            painter.setPen(QPen(QColor("#9ca3af"), 1))
-            painter.drawLine(viewport_left + 10, rect.top(), viewport_left + 10, bubble.center().y())
-            painter.drawLine(viewport_left + 10, bubble.center().y(), bubble.left(), bubble.center().y())
+            painter.setPen(QPen(text_qcolor("#9ca3af"), 1))
+            stem = QStyle.visualPos(option.direction, rect, QPoint(viewport_left + 10, 0)).x()
+            left_to_right = option.direction == Qt.LayoutDirection.LeftToRight
+            near_edge = bubble.left() if left_to_right else bubble.right()
+            painter.drawLine(stem, rect.top(), stem, bubble.center().y())
+            painter.drawLine(stem, bubble.center().y(), near_edge, bubble.center().y())
 
         metrics = QFontMetrics(option.font)
         inner = bubble.adjusted(PADDING, PADDING, -PADDING, -PADDING)
@@ -391,27 +447,34 @@ class ThreadDelegate(QStyledItemDelegate):
                 painter.drawImage(QPoint(frame.left(), frame.top()), image)
             else:
                 painter.setPen(Qt.PenStyle.NoPen)
-                painter.setBrush(QColor("#e5e7eb"))
+                painter.setBrush(surface_qcolor("#e5e7eb"))
                 painter.drawRect(frame)
-                painter.setPen(MUTED)
-                painter.drawText(frame, int(Qt.AlignmentFlag.AlignCenter), "Loading picture…")
+                painter.setPen(text_qcolor(MUTED))
+                painter.drawText(
+                    frame, int(Qt.AlignmentFlag.AlignCenter), translate("delegates", "Loading picture…")
+                )
             inner.setTop(inner.top() + THUMBNAIL_HEIGHT + 6)
-        painter.setPen(QColor("#111827"))
+        painter.setPen(text_qcolor("#111827"))
         text_area = QRect(inner.left(), inner.top(), inner.width(), text_rect.height())
-        painter.drawText(text_area, int(Qt.TextFlag.TextWordWrap), text)
+        # A message reads in its own direction (an English reply in the Arabic client, or the reverse).
+        painter.setLayoutDirection(text_direction(text, option.direction))
+        painter.drawText(text_area, int(Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap), text)
+        painter.setLayoutDirection(option.direction)
         y = text_area.bottom() + 2
         caption_rect = QRect(inner.left(), y, inner.width(), metrics.height())
         if isinstance(item, OutboundMessage):
             mark = status_mark(item.state)
             painter.setPen(
-                QColor(mark.colour) if item.state in ("read", "failed", "unknown", "held") else MUTED
+                text_qcolor(mark.colour)
+                if item.state in ("read", "failed", "unknown", "held")
+                else text_qcolor(MUTED)
             )
             painter.drawText(caption_rect, int(Qt.AlignmentFlag.AlignRight), caption)
         elif isinstance(item, Note):
-            painter.setPen(NOTE_CAPTION)
+            painter.setPen(text_qcolor(NOTE_CAPTION))
             painter.drawText(caption_rect, int(Qt.AlignmentFlag.AlignLeft), caption)
         else:
-            painter.setPen(MUTED)
+            painter.setPen(text_qcolor(MUTED))
             painter.drawText(caption_rect, int(Qt.AlignmentFlag.AlignLeft), caption)
         if extra:
             extra_rect = QRect(
@@ -419,23 +482,27 @@ class ThreadDelegate(QStyledItemDelegate):
             )
             if isinstance(item, InboundMessage) and not item.needs_placing:
                 failed = item.media is not None and item.media.state == "failed"
-                painter.setPen(URGENT if failed else MUTED)
+                painter.setPen(text_qcolor(URGENT) if failed else text_qcolor(MUTED))
                 painter.drawText(extra_rect, int(Qt.TextFlag.TextWordWrap), extra)
             elif isinstance(item, InboundMessage):
-                painter.setPen(UNATTRIBUTED_BORDER.darker(130))
-                prefix = extra[: -len(LINK_TEXT)]
+                painter.setPen(surface_qcolor(UNATTRIBUTED_BORDER).darker(130))
+                link_words = translate("delegates", LINK_TEXT)
+                prefix = extra[: -len(link_words)]
                 painter.drawText(extra_rect, int(Qt.AlignmentFlag.AlignLeft), prefix)
                 link = QFont(option.font)
                 link.setUnderline(True)
                 painter.setFont(link)
-                painter.setPen(LINK)
+                painter.setPen(text_qcolor(LINK))
+                shift = metrics.horizontalAdvance(prefix)
                 painter.drawText(
-                    extra_rect.adjusted(metrics.horizontalAdvance(prefix), 0, 0, 0),
+                    extra_rect.adjusted(shift, 0, 0, 0)
+                    if option.direction == Qt.LayoutDirection.LeftToRight
+                    else extra_rect.adjusted(0, 0, -shift, 0),
                     int(Qt.AlignmentFlag.AlignLeft),
-                    LINK_TEXT,
+                    link_words,
                 )
             elif isinstance(item, OutboundMessage):
-                painter.setPen(URGENT if item.state == "failed" else QColor("#b45309"))
+                painter.setPen(text_qcolor(URGENT) if item.state == "failed" else text_qcolor("#92400e"))
                 painter.drawText(extra_rect, int(Qt.TextFlag.TextWordWrap), extra)
         painter.restore()
 
@@ -460,6 +527,7 @@ class ThreadDelegate(QStyledItemDelegate):
         ):
             bubble, _text, _height = self._bubble_geometry(option, item, index.parent().isValid())
             bubble.moveTo(12 + (REPLY_INDENT if index.parent().isValid() else 0), option.rect.top() + 4)
+            bubble = QStyle.visualRect(option.direction, option.rect, bubble)
             lower_half = QRect(bubble.left(), bubble.center().y(), bubble.width(), bubble.height() // 2 + 1)
             if lower_half.contains(QPoint(int(event.position().x()), int(event.position().y()))):
                 self.link_requested.emit(item.wamid)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui.api.resources import Conversation, InboundMessage, Note, OutboundMessage, ThreadItem
+from ui.i18n import translate
 from ui.presentation import (
     opted_out_text,
     placement_text,
@@ -30,6 +31,7 @@ from ui.presentation import (
     tooltip_text,
     window_text,
 )
+from ui.theme import themed_stylesheet
 from ui.views.plain_text import plain_label
 
 # The API's longest label, so the box refuses what the backend would.
@@ -145,25 +147,25 @@ class DetailsPane(QWidget):
         # Agents take unassigned conversations and give back their own; the rest needs a supervisor.
         self._is_supervisor = False
 
-        contact_box = QGroupBox("Contact")
+        contact_box = QGroupBox(translate("DetailsPane", "Contact"))
         contact_form = QFormLayout(contact_box)
-        self.name_label = _label("Contact name")
-        self.number_label = _label("Contact number")
-        self.window_label = _label("Window state")
-        self.marketing_label = _label("Marketing")
-        self.assignee_label = _label("Assignee")
-        self.status_label = _label("Conversation status")
-        contact_form.addRow(plain_label("Name"), self.name_label)
-        contact_form.addRow(plain_label("Number"), self.number_label)
-        contact_form.addRow(plain_label("Status"), self.status_label)
-        contact_form.addRow(plain_label("Window"), self.window_label)
-        contact_form.addRow(plain_label("Marketing"), self.marketing_label)
-        contact_form.addRow(plain_label("Assignee"), self.assignee_label)
-        self.assign_me_button = QPushButton("Assign to me")
-        self.assign_me_button.setAccessibleName("Assign to me")
+        self.name_label = _label(translate("DetailsPane", "Contact name"))
+        self.number_label = _label(translate("DetailsPane", "Contact number"))
+        self.window_label = _label(translate("DetailsPane", "Window state"))
+        self.marketing_label = _label(translate("DetailsPane", "Marketing"))
+        self.assignee_label = _label(translate("DetailsPane", "Assignee"))
+        self.status_label = _label(translate("DetailsPane", "Conversation status"))
+        contact_form.addRow(plain_label(translate("DetailsPane", "Name")), self.name_label)
+        contact_form.addRow(plain_label(translate("DetailsPane", "Number")), self.number_label)
+        contact_form.addRow(plain_label(translate("DetailsPane", "Status")), self.status_label)
+        contact_form.addRow(plain_label(translate("DetailsPane", "Window")), self.window_label)
+        contact_form.addRow(plain_label(translate("DetailsPane", "Marketing")), self.marketing_label)
+        contact_form.addRow(plain_label(translate("DetailsPane", "Assignee")), self.assignee_label)
+        self.assign_me_button = QPushButton(translate("DetailsPane", "Assign to me"))
+        self.assign_me_button.setAccessibleName(translate("DetailsPane", "Assign to me"))
         self.assign_me_button.clicked.connect(self.assign_to_me_requested)
-        self.assign_other_button = QPushButton("Assign to…")
-        self.assign_other_button.setAccessibleName("Assign to someone else")
+        self.assign_other_button = QPushButton(translate("DetailsPane", "Assign to…"))
+        self.assign_other_button.setAccessibleName(translate("DetailsPane", "Assign to someone else"))
         self.assign_other_button.clicked.connect(self.assign_to_other_requested)
         # Shown once the backend says the user is a supervisor.
         self.assign_other_button.setVisible(False)
@@ -172,19 +174,19 @@ class DetailsPane(QWidget):
         buttons.addWidget(self.assign_other_button)
         contact_form.addRow(buttons)
 
-        labels_box = QGroupBox("Labels")
+        labels_box = QGroupBox(translate("DetailsPane", "Labels"))
         labels_layout = QVBoxLayout(labels_box)
         self.chip_area = QWidget()
-        self.chip_area.setAccessibleName("Labels of the conversation")
-        self.chip_area.setStyleSheet(CHIP_STYLE)
+        self.chip_area.setAccessibleName(translate("DetailsPane", "Labels of the conversation"))
+        self.chip_area.setStyleSheet(themed_stylesheet(CHIP_STYLE))
         self.chips = FlowLayout(self.chip_area)
         self.chips.setContentsMargins(0, 0, 0, 0)
         self.chip_buttons: dict[str, QToolButton] = {}
-        self.no_labels = plain_label("No labels")
+        self.no_labels = plain_label(translate("DetailsPane", "No labels"))
         self.no_labels.setObjectName("muted")
         self.label_input = QLineEdit()
-        self.label_input.setPlaceholderText("Add a label…")
-        self.label_input.setAccessibleName("Add a label")
+        self.label_input.setPlaceholderText(translate("DetailsPane", "Add a label…"))
+        self.label_input.setAccessibleName(translate("DetailsPane", "Add a label"))
         self.label_input.setMaxLength(MAX_LABEL_LENGTH)
         self.label_input.returnPressed.connect(self._add_label)
         self._known_labels = QStringListModel(self)
@@ -196,20 +198,20 @@ class DetailsPane(QWidget):
         labels_layout.addWidget(self.no_labels)
         labels_layout.addWidget(self.label_input)
 
-        message_box = QGroupBox("Selected message")
+        message_box = QGroupBox(translate("DetailsPane", "Selected message"))
         message_form = QFormLayout(message_box)
-        self.purpose_label = _label("Purpose")
-        self.trigger_label = _label("Trigger")
-        self.state_label = _label("State")
-        self.key_label = _label("Message key")
-        self.error_label = _label("Error")
-        message_form.addRow(plain_label("Purpose"), self.purpose_label)
-        message_form.addRow(plain_label("Trigger"), self.trigger_label)
-        message_form.addRow(plain_label("State"), self.state_label)
-        message_form.addRow(plain_label("Key"), self.key_label)
-        message_form.addRow(plain_label("Problem"), self.error_label)
-        self.link_button = QPushButton("Link to message…")
-        self.link_button.setAccessibleName("Link reply to a message")
+        self.purpose_label = _label(translate("DetailsPane", "Purpose"))
+        self.trigger_label = _label(translate("DetailsPane", "Trigger"))
+        self.state_label = _label(translate("DetailsPane", "State"))
+        self.key_label = _label(translate("DetailsPane", "Message key"))
+        self.error_label = _label(translate("DetailsPane", "Error"))
+        message_form.addRow(plain_label(translate("DetailsPane", "Purpose")), self.purpose_label)
+        message_form.addRow(plain_label(translate("DetailsPane", "Trigger")), self.trigger_label)
+        message_form.addRow(plain_label(translate("DetailsPane", "State")), self.state_label)
+        message_form.addRow(plain_label(translate("DetailsPane", "Key")), self.key_label)
+        message_form.addRow(plain_label(translate("DetailsPane", "Problem")), self.error_label)
+        self.link_button = QPushButton(translate("DetailsPane", "Link to message…"))
+        self.link_button.setAccessibleName(translate("DetailsPane", "Link reply to a message"))
         self.link_button.clicked.connect(self._link_clicked)
         message_form.addRow(self.link_button)
 
@@ -240,13 +242,23 @@ class DetailsPane(QWidget):
 
     def _show_assignment_buttons(self, conversation: Conversation | None) -> None:
         mine = self.holds_selected
-        self.assign_me_button.setText("Give back" if mine else "Assign to me")
-        self.assign_me_button.setAccessibleName("Give the conversation back" if mine else "Assign to me")
+        self.assign_me_button.setText(
+            translate("DetailsPane", "Give back") if mine else translate("DetailsPane", "Assign to me")
+        )
+        self.assign_me_button.setAccessibleName(
+            translate("DetailsPane", "Give the conversation back")
+            if mine
+            else translate("DetailsPane", "Assign to me")
+        )
         held_by_other = conversation is not None and conversation.assignee not in (None, self._user_name)
         may_take = conversation is not None and (self._is_supervisor or not held_by_other)
         self.assign_me_button.setEnabled(may_take)
         self.assign_me_button.setToolTip(
-            tooltip_text(f"Assigned to {conversation.assignee}: a supervisor can reassign it.")
+            tooltip_text(
+                translate("DetailsPane", "Assigned to {name}: a supervisor can reassign it.").format(
+                    name=conversation.assignee
+                )
+            )
             if conversation is not None and held_by_other and not self._is_supervisor
             else ""
         )
@@ -270,20 +282,27 @@ class DetailsPane(QWidget):
                 label.setText("—")
             return
         now = datetime.now(UTC)
-        self.name_label.setText(conversation.contact.name or "(no profile name)")
-        self.number_label.setText(conversation.contact.number or f"WhatsApp id {conversation.contact.wa_id}")
+        self.name_label.setText(conversation.contact.name or translate("DetailsPane", "(no profile name)"))
+        self.number_label.setText(
+            conversation.contact.number
+            or translate("DetailsPane", "WhatsApp id {id}").format(id=conversation.contact.wa_id)
+        )
         self.status_label.setText(status_text(conversation.status, conversation.snoozed_until, now))
         window = window_text(conversation.window_closes_at, now)
         self.window_label.setText(
-            f"open, {window.text}" if window.is_open else "closed: only templates can be sent"
+            translate("DetailsPane", "open, {countdown}").format(countdown=window.text)
+            if window.is_open
+            else translate("DetailsPane", "closed: only templates can be sent")
         )
         self.window_label.setProperty("urgent", window.urgent)
         opted_out = opted_out_text(conversation.contact, now)
         self.marketing_label.setText(
-            f"{opted_out}: service replies still go" if opted_out else "allowed (no opt-out)"
+            translate("DetailsPane", "{mark}: service replies still go").format(mark=opted_out)
+            if opted_out
+            else translate("DetailsPane", "allowed (no opt-out)")
         )
         self.marketing_label.setProperty("urgent", bool(opted_out))
-        self.assignee_label.setText(conversation.assignee or "nobody")
+        self.assignee_label.setText(conversation.assignee or translate("DetailsPane", "nobody"))
 
     def show_message(self, message: ThreadItem | None) -> None:
         """Show the selected message's purpose, trigger, state and problem."""
@@ -296,16 +315,22 @@ class DetailsPane(QWidget):
             self.key_label.setText(message.key)
             self.error_label.setText(plain_error(message.error) or "—")
         elif isinstance(message, InboundMessage):
-            self.purpose_label.setText("customer message")
-            self.trigger_label.setText(f"answers {message.context_id}" if message.context_id else "—")
+            self.purpose_label.setText(translate("DetailsPane", "customer message"))
+            self.trigger_label.setText(
+                translate("DetailsPane", "answers {message}").format(message=message.context_id)
+                if message.context_id
+                else "—"
+            )
             self.state_label.setText(placement_text(message.placement))
             self.key_label.setText(message.wamid)
             self.error_label.setText("—")
         elif isinstance(message, Note):
-            self.purpose_label.setText("internal note")
-            self.trigger_label.setText(f"by {message.author}")
-            self.state_label.setText("seen by the team only, never sent to the customer")
-            self.key_label.setText(f"note {message.id}")
+            self.purpose_label.setText(translate("DetailsPane", "internal note"))
+            self.trigger_label.setText(translate("DetailsPane", "by {author}").format(author=message.author))
+            self.state_label.setText(
+                translate("DetailsPane", "seen by the team only, never sent to the customer")
+            )
+            self.key_label.setText(translate("DetailsPane", "note {number}").format(number=message.id))
             self.error_label.setText("—")
         else:
             for label in (
@@ -335,8 +360,10 @@ class DetailsPane(QWidget):
             chip = QToolButton(self.chip_area)
             chip.setObjectName("labelChip")
             chip.setText(_chip_text(label))
-            chip.setAccessibleName(f"Remove label {label}")
-            chip.setToolTip(tooltip_text(f"Remove the label “{label}”"))
+            chip.setAccessibleName(translate("DetailsPane", "Remove label {label}").format(label=label))
+            chip.setToolTip(
+                tooltip_text(translate("DetailsPane", "Remove the label “{label}”").format(label=label))
+            )
             chip.clicked.connect(self._chip_clicked)
             chip.setProperty("label", label)
             self.chips.addWidget(chip)

@@ -13,8 +13,17 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QGroupBox, QHBoxLayout, QLabe
 from ui.api.client import ApiClient
 from ui.api.resources import NUMBER_HEALTH_CHANGED, OUTBOUND_STATES, Event, Metrics
 from ui.health import HealthHistory, Point, load_history
-from ui.presentation import health_reading_text, quality_text, quality_warning_text, tier_text
+from ui.i18n import QT_TRANSLATE_NOOP, translate
+from ui.presentation import (
+    health_reading_text,
+    number_text,
+    quality_text,
+    quality_warning_text,
+    state_name,
+    tier_text,
+)
 from ui.runner import BackgroundRunner
+from ui.theme import is_dark
 from ui.views.plain_text import plain_label
 
 METRICS_INTERVAL_MS = 5000
@@ -22,14 +31,46 @@ CHART_INTERVAL_MS = 2000
 # Readings of the number's rating and limit listed under them, newest first.
 HISTORY_SHOWN = 5
 MEASURES = (
-    ("sending_over_1m", "Sending for over 1 min", "rows claimed but not answered for a minute"),
-    ("dedupe_rejections", "Dedupe rejections", "second enqueues of the same business event, refused"),
-    ("duplicate_webhooks", "Duplicate webhooks", "webhook events received again and ignored"),
-    ("unattributed_inbound", "Unattributed replies", "replies waiting in the work queue"),
-    ("gap", "Sent → delivered (last hour)", "median and 95th percentile"),
-    ("webhooks", "Outgoing webhooks", "subscriptions off after 3 days of failures / deliveries waiting"),
-    ("last_backup", "Last backup", "red after two days without one (inbox db backup)"),
-    ("free_disk", "Free disk (data folder)", "red under 1 GB"),
+    (
+        "sending_over_1m",
+        QT_TRANSLATE_NOOP("HealthView", "Sending for over 1 min"),
+        QT_TRANSLATE_NOOP("HealthView", "rows claimed but not answered for a minute"),
+    ),
+    (
+        "dedupe_rejections",
+        QT_TRANSLATE_NOOP("HealthView", "Dedupe rejections"),
+        QT_TRANSLATE_NOOP("HealthView", "second enqueues of the same business event, refused"),
+    ),
+    (
+        "duplicate_webhooks",
+        QT_TRANSLATE_NOOP("HealthView", "Duplicate webhooks"),
+        QT_TRANSLATE_NOOP("HealthView", "webhook events received again and ignored"),
+    ),
+    (
+        "unattributed_inbound",
+        QT_TRANSLATE_NOOP("HealthView", "Unattributed replies"),
+        QT_TRANSLATE_NOOP("HealthView", "replies waiting in the work queue"),
+    ),
+    (
+        "gap",
+        QT_TRANSLATE_NOOP("HealthView", "Sent → delivered (last hour)"),
+        QT_TRANSLATE_NOOP("HealthView", "median and 95th percentile"),
+    ),
+    (
+        "webhooks",
+        QT_TRANSLATE_NOOP("HealthView", "Outgoing webhooks"),
+        QT_TRANSLATE_NOOP("HealthView", "subscriptions off after 3 days of failures / deliveries waiting"),
+    ),
+    (
+        "last_backup",
+        QT_TRANSLATE_NOOP("HealthView", "Last backup"),
+        QT_TRANSLATE_NOOP("HealthView", "red after two days without one (inbox db backup)"),
+    ),
+    (
+        "free_disk",
+        QT_TRANSLATE_NOOP("HealthView", "Free disk (data folder)"),
+        QT_TRANSLATE_NOOP("HealthView", "red under 1 GB"),
+    ),
 )
 # Past these the tile turns red: an office must see it before the backup or the disk is needed.
 BACKUP_TOO_OLD = timedelta(days=2)
@@ -39,13 +80,13 @@ LOW_DISK_BYTES = 1_000_000_000
 def backup_age_text(last_backup_at: datetime | None, now: datetime) -> str:
     """How long ago the newest backup was taken, in words."""
     if last_backup_at is None:
-        return "never"
+        return translate("HealthView", "never")
     seconds = max(0, int((now - last_backup_at).total_seconds()))
     if seconds < 3600:
-        return f"{seconds // 60} min ago"
+        return translate("HealthView", "{count} min ago").format(count=number_text(seconds // 60))
     if seconds < 2 * 86400:
-        return f"{seconds // 3600} h ago"
-    return f"{seconds // 86400} days ago"
+        return translate("HealthView", "{count} h ago").format(count=number_text(seconds // 3600))
+    return translate("HealthView", "%n day(s) ago", None, seconds // 86400)
 
 
 def disk_text(free_bytes: int | None) -> str:
@@ -53,8 +94,8 @@ def disk_text(free_bytes: int | None) -> str:
     if free_bytes is None:
         return "—"
     if free_bytes >= 1_000_000_000:
-        return f"{free_bytes / 1_000_000_000:.1f} GB"
-    return f"{free_bytes / 1_000_000:.0f} MB"
+        return translate("HealthView", "{size} GB").format(size=number_text(free_bytes / 1_000_000_000))
+    return translate("HealthView", "{size} MB").format(size=number_text(round(free_bytes / 1_000_000)))
 
 
 def _tile(title: str, hint: str) -> tuple[QFrame, QLabel]:
@@ -81,8 +122,11 @@ class TimeChart(QChartView):
     def __init__(self, title: str, unit: str, colour: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setAccessibleName(title)
+        self.viewport().setAccessibleName(title)
         self.setRenderHint(QPainter.RenderHint.Antialiasing)
         chart = QChart()
+        if is_dark():
+            chart.setTheme(QChart.ChartTheme.ChartThemeDark)
         chart.setTitle(title)
         chart.legend().hide()
         chart.setMargins(QMargins(4, 4, 4, 4))
@@ -136,18 +180,25 @@ def media_disk_use_text(metrics: Metrics) -> str:
     """`Media kept: 12 files, 3.4 MB (1 downloading, 2 could not be downloaded)`."""
     size = metrics.media_bytes
     if size >= 1024 * 1024:
-        amount = f"{size / (1024 * 1024):.1f} MB"
+        amount = translate("HealthView", "{size} MB").format(size=number_text(size / (1024 * 1024)))
     elif size >= 1024:
-        amount = f"{size / 1024:.0f} KB"
+        amount = translate("HealthView", "{size} KB").format(size=number_text(round(size / 1024)))
     else:
-        amount = f"{size} bytes"
-    files = "1 file" if metrics.media_files == 1 else f"{metrics.media_files} files"
+        amount = translate("HealthView", "%n byte(s)", None, size)
+    files = translate("HealthView", "%n file(s)", None, metrics.media_files)
     extra = []
     if metrics.media_pending:
-        extra.append(f"{metrics.media_pending} downloading")
+        extra.append(
+            translate("HealthView", "{count} downloading").format(count=number_text(metrics.media_pending))
+        )
     if metrics.media_failed:
-        extra.append(f"{metrics.media_failed} could not be downloaded")
-    return f"Media kept: {files}, {amount}" + (f" ({', '.join(extra)})" if extra else "")
+        extra.append(
+            translate("HealthView", "{count} could not be downloaded").format(
+                count=number_text(metrics.media_failed)
+            )
+        )
+    kept = translate("HealthView", "Media kept: {files}, {size}").format(files=files, size=amount)
+    return kept + (f" ({', '.join(extra)})" if extra else "")
 
 
 def _point(x: float, y: float) -> QPointF:
@@ -173,50 +224,60 @@ class HealthView(QWidget):
         tiles = QHBoxLayout()
         self.values: dict[str, QLabel] = {}
         for name, title, hint in MEASURES:
-            frame, value = _tile(title, hint)
+            frame, value = _tile(translate("HealthView", title), translate("HealthView", hint))
             tiles.addWidget(frame)
             self.values[name] = value
-        depth_box = QGroupBox("Queue depth by state")
+        depth_box = QGroupBox(translate("HealthView", "Queue depth by state"))
         depth_layout = QGridLayout(depth_box)
         self.depth_labels: dict[str, QLabel] = {}
         for number, state in enumerate(OUTBOUND_STATES):
-            state_label = plain_label(state)
+            state_label = plain_label(state_name(state))
             state_label.setObjectName("depthName")
             count = plain_label("0")
             count.setObjectName("depthValue")
-            count.setAccessibleName(f"{state} messages")
+            count.setAccessibleName(
+                translate("HealthView", "{state} messages").format(state=state_name(state))
+            )
             depth_layout.addWidget(state_label, 0, number, Qt.AlignmentFlag.AlignHCenter)
             depth_layout.addWidget(count, 1, number, Qt.AlignmentFlag.AlignHCenter)
             self.depth_labels[state] = count
-        number_box = QGroupBox("Business number (as Meta rates it)")
+        number_box = QGroupBox(translate("HealthView", "Business number (as Meta rates it)"))
         number_layout = QGridLayout(number_box)
-        self.quality_label = plain_label("not read yet")
-        self.quality_label.setAccessibleName("Quality rating")
+        self.quality_label = plain_label(translate("HealthView", "not read yet"))
+        self.quality_label.setAccessibleName(translate("HealthView", "Quality rating"))
         self.tier_label = plain_label("—")
-        self.tier_label.setAccessibleName("Messaging limit")
+        self.tier_label.setAccessibleName(translate("HealthView", "Messaging limit"))
         self.quality_warning = plain_label("")
         self.quality_warning.setObjectName("qualityWarning")
-        self.quality_warning.setAccessibleName("Quality warning")
+        self.quality_warning.setAccessibleName(translate("HealthView", "Quality warning"))
         self.quality_warning.setStyleSheet("color: #b91c1c; font-weight: 600;")
         self.quality_warning.setWordWrap(True)
         self.quality_warning.setVisible(False)
         self.health_history_label = plain_label("")
-        self.health_history_label.setAccessibleName("Quality and limit history")
+        self.health_history_label.setAccessibleName(translate("HealthView", "Quality and limit history"))
         self.health_history_label.setObjectName("depthName")
-        number_layout.addWidget(plain_label("Quality rating"), 0, 0)
+        number_layout.addWidget(plain_label(translate("HealthView", "Quality rating")), 0, 0)
         number_layout.addWidget(self.quality_label, 0, 1)
-        number_layout.addWidget(plain_label("Messaging limit"), 1, 0)
+        number_layout.addWidget(plain_label(translate("HealthView", "Messaging limit")), 1, 0)
         number_layout.addWidget(self.tier_label, 1, 1)
         number_layout.addWidget(self.quality_warning, 2, 0, 1, 2)
         number_layout.addWidget(self.health_history_label, 3, 0, 1, 2)
         number_layout.setColumnStretch(1, 1)
-        self.gap_chart = TimeChart("Sent → delivered gap (median per interval)", "seconds", "#0ea5e9")
-        self.rate_chart = TimeChart("Send rate", "messages / minute", "#16a34a")
+        self.gap_chart = TimeChart(
+            translate("HealthView", "Sent → delivered gap (median per interval)"),
+            translate("HealthView", "seconds"),
+            "#0ea5e9",
+        )
+        self.rate_chart = TimeChart(
+            translate("HealthView", "Send rate"),
+            translate("HealthView", "messages / minute"),
+            "#16a34a",
+        )
         charts = QHBoxLayout()
         charts.addWidget(self.gap_chart)
         charts.addWidget(self.rate_chart)
         # Disk use of customers' photos, voice notes and documents kept in the data folder.
-        self.media_label = plain_label("Media kept: none yet")
+        self.media_label = plain_label(translate("HealthView", "Media kept: none yet"))
         self.media_label.setObjectName("mediaDiskUse")
         layout = QVBoxLayout(self)
         layout.addLayout(tiles)
@@ -260,9 +321,19 @@ class HealthView(QWidget):
         self.values["unattributed_inbound"].setText(str(metrics.unattributed_inbound))
         self.media_label.setText(media_disk_use_text(metrics))
         p50, p95 = metrics.sent_to_delivered_p50, metrics.sent_to_delivered_p95
-        self.values["gap"].setText("—" if p50 is None else f"{p50:.1f} s / {p95 or 0:.1f} s")
+        self.values["gap"].setText(
+            "—"
+            if p50 is None
+            else translate("HealthView", "{p50} s / {p95} s").format(
+                p50=number_text(p50), p95=number_text(p95 or 0.0)
+            )
+        )
         disabled = metrics.webhook_subscriptions_disabled
-        self.values["webhooks"].setText(f"{disabled} off / {metrics.outgoing_deliveries_pending}")
+        self.values["webhooks"].setText(
+            translate("HealthView", "{disabled} off / {waiting}").format(
+                disabled=number_text(disabled), waiting=number_text(metrics.outgoing_deliveries_pending)
+            )
+        )
         self.values["webhooks"].setProperty("alert", disabled > 0)
         moment = datetime.now(UTC)
         self.values["last_backup"].setText(backup_age_text(metrics.last_backup_at, moment))
@@ -299,7 +370,9 @@ class HealthView(QWidget):
         )
 
     def _metrics_failed(self, error: Exception) -> None:
-        self.status_message.emit(f"Health measures unavailable: {error}")
+        self.status_message.emit(
+            translate("HealthView", "Health measures unavailable: {reason}").format(reason=error)
+        )
 
     def add_events(self, events: list[Event]) -> None:
         """Fold new events into the charts (redrawn at most every two seconds)."""

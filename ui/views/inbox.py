@@ -43,12 +43,21 @@ from ui.api.resources import (
     OutboundMessage,
     Viewer,
 )
+from ui.i18n import QT_TRANSLATE_NOOP, translate
 from ui.media import ThumbnailCache
 from ui.models.conversations import DEFAULT_STATUSES, ConversationListModel
 from ui.models.paged import ItemRole
 from ui.models.thread import ThreadModel
-from ui.presentation import SNOOZE_PRESETS, snooze_until, status_text, thread_header_text, viewers_text
+from ui.presentation import (
+    SNOOZE_PRESETS,
+    snooze_preset_text,
+    snooze_until,
+    status_text,
+    thread_header_text,
+    viewers_text,
+)
 from ui.runner import BackgroundRunner
+from ui.theme import themed_stylesheet
 from ui.views.composer import Composer
 from ui.views.delegates import ConversationDelegate, ThreadDelegate
 from ui.views.details import DetailsPane
@@ -56,22 +65,26 @@ from ui.views.linking import LinkDialog
 from ui.views.media_actions import MediaActions
 from ui.views.plain_text import plain_label
 
-VIEWS = (("Mine", "mine"), ("Unassigned", "unassigned"), ("All", "all"))
+VIEWS = (
+    (QT_TRANSLATE_NOOP("InboxView", "Mine"), "mine"),
+    (QT_TRANSLATE_NOOP("InboxView", "Unassigned"), "unassigned"),
+    (QT_TRANSLATE_NOOP("InboxView", "All"), "all"),
+)
 STATUS_VIEWS = (
-    ("Open and pending", DEFAULT_STATUSES),
-    ("Open", OPEN),
-    ("Pending", PENDING),
-    ("Snoozed", SNOOZED),
-    ("Resolved", RESOLVED),
-    ("All statuses", "all"),
+    (QT_TRANSLATE_NOOP("InboxView", "Open and pending"), DEFAULT_STATUSES),
+    (QT_TRANSLATE_NOOP("InboxView", "Open"), OPEN),
+    (QT_TRANSLATE_NOOP("InboxView", "Pending"), PENDING),
+    (QT_TRANSLATE_NOOP("InboxView", "Snoozed"), SNOOZED),
+    (QT_TRANSLATE_NOOP("InboxView", "Resolved"), RESOLVED),
+    (QT_TRANSLATE_NOOP("InboxView", "All statuses"), "all"),
 )
 WINDOW_FILTERS = (
-    ("Any window", None),
-    ("Window open", "open"),
-    ("Window closing within the hour", "closing"),
-    ("Window closed", "closed"),
+    (QT_TRANSLATE_NOOP("InboxView", "Any window"), None),
+    (QT_TRANSLATE_NOOP("InboxView", "Window open"), "open"),
+    (QT_TRANSLATE_NOOP("InboxView", "Window closing within the hour"), "closing"),
+    (QT_TRANSLATE_NOOP("InboxView", "Window closed"), "closed"),
 )
-ANY_LABEL = "Any label"
+ANY_LABEL = QT_TRANSLATE_NOOP("InboxView", "Any label")
 SEARCH_DELAY_MS = 250
 # Shortcuts of the status buttons; Ctrl+Shift keeps them clear of the text box's own keys.
 RESOLVE_SHORTCUT = "Ctrl+Shift+R"
@@ -205,25 +218,29 @@ class InboxView(QWidget):
         view_row = QHBoxLayout()
         view_row.setSpacing(2)
         for number, (title, view) in enumerate(VIEWS):
-            button = QPushButton(title)
+            button = QPushButton(translate("InboxView", title))
             button.setCheckable(True)
             button.setObjectName("segment")
-            button.setAccessibleName(f"Show {title.lower()} conversations")
+            button.setAccessibleName(
+                translate("InboxView", "Show the conversations: {view}").format(
+                    view=translate("InboxView", title)
+                )
+            )
             button.setProperty("view", view)
             self.view_buttons.addButton(button, number)
             view_row.addWidget(button)
         self.view_buttons.button(2).setChecked(True)
         self.view_buttons.idClicked.connect(self._view_chosen)
         self.status_filter = QComboBox()
-        self.status_filter.setAccessibleName("Show conversations by status")
+        self.status_filter.setAccessibleName(translate("InboxView", "Show conversations by status"))
         for title, _statuses in STATUS_VIEWS:
-            self.status_filter.addItem(title)
+            self.status_filter.addItem(translate("InboxView", title))
         self.status_filter.currentIndexChanged.connect(self._status_filter_chosen)
         view_row.addSpacing(6)
         view_row.addWidget(self.status_filter, 1)
         self.search_box = QLineEdit()
-        self.search_box.setPlaceholderText("Search name or number  (Ctrl+K)")
-        self.search_box.setAccessibleName("Search conversations")
+        self.search_box.setPlaceholderText(translate("InboxView", "Search name or number  (Ctrl+K)"))
+        self.search_box.setAccessibleName(translate("InboxView", "Search conversations"))
         self.search_box.setClearButtonEnabled(True)
         self.search_box.textChanged.connect(self._search_changed)
         self._search_timer = QTimer(self)
@@ -231,20 +248,20 @@ class InboxView(QWidget):
         self._search_timer.setInterval(SEARCH_DELAY_MS)
         self._search_timer.timeout.connect(self._apply_search)
         self.window_filter = QComboBox()
-        self.window_filter.setAccessibleName("Filter by window")
+        self.window_filter.setAccessibleName(translate("InboxView", "Filter by window"))
         for title, _value in WINDOW_FILTERS:
-            self.window_filter.addItem(title)
+            self.window_filter.addItem(translate("InboxView", title))
         self.window_filter.currentIndexChanged.connect(self._window_filter_chosen)
         self.label_filter = QComboBox()
-        self.label_filter.setAccessibleName("Filter by label")
-        self.label_filter.addItem(ANY_LABEL, None)
+        self.label_filter.setAccessibleName(translate("InboxView", "Filter by label"))
+        self.label_filter.addItem(translate("InboxView", ANY_LABEL), None)
         self.label_filter.currentIndexChanged.connect(self._label_filter_chosen)
         filter_row = QHBoxLayout()
         filter_row.addWidget(self.window_filter, 1)
         filter_row.addWidget(self.label_filter, 1)
         self.conversation_list = QListView()
         self.conversation_list.setObjectName("conversationList")
-        self.conversation_list.setAccessibleName("Conversations")
+        self.conversation_list.setAccessibleName(translate("InboxView", "Conversations"))
         self.conversation_list.setModel(self.conversations)
         self.conversation_list.setItemDelegate(ConversationDelegate(self.conversation_list))
         self.conversation_list.setUniformItemSizes(True)
@@ -263,26 +280,32 @@ class InboxView(QWidget):
 
         # -- middle: thread and composer --
         self.thread_model = ThreadModel(api, runner, self)
-        self.thread_header = plain_label("Select a conversation")
+        self.thread_header = plain_label(translate("InboxView", "Select a conversation"))
         self.thread_header.setObjectName("threadHeader")
         self.viewers_label = plain_label("")
         self.viewers_label.setObjectName("viewers")
-        self.viewers_label.setAccessibleName("Colleagues in this conversation")
-        self.viewers_label.setStyleSheet(VIEWERS_STYLE)
+        self.viewers_label.setAccessibleName(translate("InboxView", "Colleagues in this conversation"))
+        self.viewers_label.setStyleSheet(themed_stylesheet(VIEWERS_STYLE))
         self.status_badge = plain_label("")
-        self.status_badge.setAccessibleName("Conversation status")
-        self.resolve_button = self._status_button("Resolve", RESOLVE_SHORTCUT, RESOLVED)
-        self.pending_button = self._status_button("Mark pending", PENDING_SHORTCUT, PENDING)
-        self.reopen_button = self._status_button("Reopen", REOPEN_SHORTCUT, OPEN)
+        self.status_badge.setAccessibleName(translate("InboxView", "Conversation status"))
+        self.resolve_button = self._status_button(
+            translate("InboxView", "Resolve"), RESOLVE_SHORTCUT, RESOLVED
+        )
+        self.pending_button = self._status_button(
+            translate("InboxView", "Mark pending"), PENDING_SHORTCUT, PENDING
+        )
+        self.reopen_button = self._status_button(translate("InboxView", "Reopen"), REOPEN_SHORTCUT, OPEN)
         self.snooze_menu = QMenu(self)
         for preset in SNOOZE_PRESETS:
-            action = QAction(preset, self.snooze_menu)
+            action = QAction(snooze_preset_text(preset), self.snooze_menu)
             action.setData(preset)
             action.triggered.connect(partial(self.snooze, preset))
             self.snooze_menu.addAction(action)
-        self.snooze_button = QPushButton("Snooze")
-        self.snooze_button.setAccessibleName("Snooze the conversation")
-        self.snooze_button.setToolTip(f"Snooze until later  ({SNOOZE_SHORTCUT})")
+        self.snooze_button = QPushButton(translate("InboxView", "Snooze"))
+        self.snooze_button.setAccessibleName(translate("InboxView", "Snooze the conversation"))
+        self.snooze_button.setToolTip(
+            translate("InboxView", "Snooze until later  ({shortcut})").format(shortcut=SNOOZE_SHORTCUT)
+        )
         self.snooze_button.setMenu(self.snooze_menu)
         snooze_shortcut = QShortcut(QKeySequence(SNOOZE_SHORTCUT), self)
         snooze_shortcut.activated.connect(self.open_snooze_menu)
@@ -296,7 +319,7 @@ class InboxView(QWidget):
         status_row.addWidget(self.reopen_button)
         self.thread_view = QTreeView()
         self.thread_view.setObjectName("threadView")
-        self.thread_view.setAccessibleName("Thread")
+        self.thread_view.setAccessibleName(translate("InboxView", "Thread"))
         self.thread_view.setHeaderHidden(True)
         self.thread_view.setRootIsDecorated(False)
         self.thread_view.setItemsExpandable(False)
@@ -358,7 +381,9 @@ class InboxView(QWidget):
     def _status_button(self, title: str, shortcut: str, status: str) -> QPushButton:
         button = QPushButton(title)
         button.setAccessibleName(
-            "Mark the conversation pending" if status == PENDING else f"{title} the conversation"
+            translate("InboxView", "Mark the conversation pending")
+            if status == PENDING
+            else translate("InboxView", "{action} the conversation").format(action=title)
         )
         button.setToolTip(f"{title}  ({shortcut})")
         button.clicked.connect(partial(self.set_status, status))
@@ -425,7 +450,7 @@ class InboxView(QWidget):
         chosen = self.label_filter.currentData()
         self.label_filter.blockSignals(True)
         self.label_filter.clear()
-        self.label_filter.addItem(ANY_LABEL, None)
+        self.label_filter.addItem(translate("InboxView", ANY_LABEL), None)
         for label in labels:
             self.label_filter.addItem(f"{label.name}  ({label.count})", label.name)
         row = self.label_filter.findData(chosen) if isinstance(chosen, str) else 0
@@ -565,7 +590,9 @@ class InboxView(QWidget):
             model.fetchMore(QModelIndex())
         elif not model.is_loading and model.conversation_id == jump[0]:
             self._pending_jump = None
-            self.status_message.emit("That message is no longer in this conversation's thread.")
+            self.status_message.emit(
+                translate("InboxView", "That message is no longer in this conversation's thread.")
+            )
 
     # -- status ------------------------------------------------------------------------------
     def _show_status_controls(self, conversation: Conversation | None) -> None:
@@ -669,18 +696,20 @@ class InboxView(QWidget):
         self.thread_model.refresh()
 
     def _reply_sent(self, _message: object) -> None:
-        self.status_message.emit("Reply queued.")
+        self.status_message.emit(translate("InboxView", "Reply queued."))
         self.refresh_thread()
 
     def _note_added(self, _note: object) -> None:
-        self.status_message.emit("Note added.")
+        self.status_message.emit(translate("InboxView", "Note added."))
         self.refresh_thread()
 
     # -- assignment and linking --------------------------------------------------------------
     def assign_to_me(self) -> None:
         """Take the selected conversation, or give it back when it is already ours."""
         if self._user_name is None:
-            self.status_message.emit("Your user name is not known yet: try again in a moment.")
+            self.status_message.emit(
+                translate("InboxView", "Your user name is not known yet: try again in a moment.")
+            )
             return
         self._assign(None if self.details.holds_selected else self._user_name)
 
@@ -689,7 +718,9 @@ class InboxView(QWidget):
         if self._selected is None:
             return
         name, accepted = QInputDialog.getText(
-            self, "Assign conversation", "Assign to user (empty to unassign):"
+            self,
+            translate("InboxView", "Assign conversation"),
+            translate("InboxView", "Assign to user (empty to unassign):"),
         )
         if accepted:
             self._assign(name.strip() or None)
@@ -702,7 +733,11 @@ class InboxView(QWidget):
 
     def _assigned(self, conversation: Conversation) -> None:
         self._conversation_changed(conversation)
-        self.status_message.emit(f"Assigned to {conversation.assignee or 'nobody'}.")
+        self.status_message.emit(
+            translate("InboxView", "Assigned to {name}.").format(
+                name=conversation.assignee or translate("InboxView", "nobody")
+            )
+        )
 
     def _action_failed(self, error: Exception) -> None:
         self.status_message.emit(error.message if isinstance(error, ApiError) else str(error))
@@ -731,7 +766,7 @@ class InboxView(QWidget):
         self.link_dialog.open()
 
     def _reply_linked(self, _wamid: str, _key: str) -> None:
-        self.status_message.emit("Reply linked.")
+        self.status_message.emit(translate("InboxView", "Reply linked."))
         self.refresh_thread()
 
     def outbound_keys(self) -> list[str]:

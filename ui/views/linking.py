@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from ui.api.client import ApiClient, ApiError
 from ui.api.resources import Candidate, InboundMessage, OutboundMessage
+from ui.i18n import QT_TRANSLATE_NOOP, translate
 from ui.presentation import short_time, status_mark, tooltip_text
 from ui.runner import BackgroundRunner
 from ui.views.plain_text import plain_label
@@ -29,8 +30,8 @@ from ui.views.plain_text import plain_label
 T = TypeVar("T")
 
 RECENT_MESSAGES = 20
-CANDIDATES_HEADING = "The messages it may answer, newest first"
-RECENT_HEADING = "Recent messages to this customer"
+CANDIDATES_HEADING = QT_TRANSLATE_NOOP("LinkChooser", "The messages it may answer, newest first")
+RECENT_HEADING = QT_TRANSLATE_NOOP("LinkChooser", "Recent messages to this customer")
 
 
 @dataclass(frozen=True)
@@ -57,9 +58,13 @@ class LinkOption:
 
     def text(self, now: datetime) -> str:
         """Two plain lines: what kind of message and when, then what it said."""
-        when = f"sent {short_time(self.sent_at, now)}" if self.sent_at else "not sent yet"
+        when = (
+            translate("LinkChooser", "sent {time}").format(time=short_time(self.sent_at, now))
+            if self.sent_at
+            else translate("LinkChooser", "not sent yet")
+        )
         heading = " · ".join(part for part in (purpose_text(self.purpose), when, self.mark) if part)
-        return f"{heading}\n{self.body or '(no text)'}"
+        return f"{heading}\n{self.body or translate('LinkChooser', '(no text)')}"
 
 
 def purpose_text(purpose: str) -> str:
@@ -100,18 +105,18 @@ class LinkChooser(QWidget):
         self._pending_key = ""
         # Counts the replies shown, so recent messages loaded for an earlier one are dropped.
         self._generation = 0
-        self.heading = plain_label(RECENT_HEADING)
+        self.heading = plain_label(translate("LinkChooser", RECENT_HEADING))
         self.message_list = QListWidget()
-        self.message_list.setAccessibleName("Message to link to")
+        self.message_list.setAccessibleName(translate("LinkChooser", "Message to link to"))
         self.message_list.setMinimumWidth(320)
         self.message_list.setAlternatingRowColors(True)
         self.message_list.currentRowChanged.connect(self._update_buttons)
-        self.link_button = QPushButton("Link to this message")
-        self.link_button.setAccessibleName("Link to the chosen message")
+        self.link_button = QPushButton(translate("LinkChooser", "Link to this message"))
+        self.link_button.setAccessibleName(translate("LinkChooser", "Link to the chosen message"))
         self.link_button.setObjectName("primary")
         self.link_button.clicked.connect(self.link)
-        self.new_topic_button = QPushButton("Mark as new topic")
-        self.new_topic_button.setAccessibleName("Mark as new topic")
+        self.new_topic_button = QPushButton(translate("LinkChooser", "Mark as new topic"))
+        self.new_topic_button.setAccessibleName(translate("LinkChooser", "Mark as new topic"))
         self.new_topic_button.clicked.connect(self.mark_new_topic)
         self.status_label = plain_label("")
         self.status_label.setWordWrap(True)
@@ -149,12 +154,12 @@ class LinkChooser(QWidget):
         if wamid is None:
             return
         if candidates:
-            self.heading.setText(CANDIDATES_HEADING)
+            self.heading.setText(translate("LinkChooser", CANDIDATES_HEADING))
             self._show_options([LinkOption.from_candidate(candidate) for candidate in candidates])
             return
-        self.heading.setText(RECENT_HEADING)
+        self.heading.setText(translate("LinkChooser", RECENT_HEADING))
         if conversation_id is not None and self._api and self._runner:
-            self.status_label.setText("Loading recent messages…")
+            self.status_label.setText(translate("LinkChooser", "Loading recent messages…"))
             call = partial(_tagged, self._generation, partial(recent_outbound, self._api, conversation_id))
             self._runner.submit(call, self._on_messages, self._on_failed)
 
@@ -164,7 +169,9 @@ class LinkChooser(QWidget):
             return
         self._show_options(messages)
         self.status_label.setText(
-            "" if messages else "No recent messages to this customer: mark it as a new topic."
+            ""
+            if messages
+            else translate("LinkPicker", "No recent messages to this customer: mark it as a new topic.")
         )
 
     def _show_options(self, options: list[LinkOption]) -> None:
@@ -202,12 +209,16 @@ class LinkChooser(QWidget):
         assert self._runner is not None
         self.link_button.setEnabled(False)
         self.new_topic_button.setEnabled(False)
-        self.status_label.setText("Saving…")
+        self.status_label.setText(translate("LinkChooser", "Saving…"))
         self._runner.submit(call, self._on_attributed, self._on_failed)
 
     def _on_attributed(self, _reply: InboundMessage) -> None:
         wamid = self._wamid or ""
-        self.status_label.setText("Linked." if self._pending_key else "Marked as a new topic.")
+        self.status_label.setText(
+            translate("LinkPicker", "Linked.")
+            if self._pending_key
+            else translate("LinkPicker", "Marked as a new topic.")
+        )
         self._wamid = None
         self._update_buttons()
         self.attributed.emit(wamid, self._pending_key)
@@ -238,7 +249,7 @@ class LinkDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Link reply to a message")
+        self.setWindowTitle(translate("LinkDialog", "Link reply to a message"))
         self.chooser = LinkChooser(api, runner, self)
         self.chooser.attributed.connect(self.accept)
         quote = plain_label(f"“{reply_text}”")

@@ -8,6 +8,7 @@ from functools import partial
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QColor, QIcon, QKeySequence, QPainter, QPixmap, QShortcut
 from PySide6.QtWidgets import (
+    QComboBox,
     QHBoxLayout,
     QMainWindow,
     QPushButton,
@@ -42,15 +43,18 @@ from ui.api.resources import (
     Page,
     TemplateInfo,
 )
+from ui.i18n import LANGUAGES, QT_TRANSLATE_NOOP, current_language, translate
 from ui.live import EventFeed
 from ui.presentation import mentions_me, notification_name
 from ui.runner import BackgroundRunner
+from ui.theme import DARK, LIGHT, SYSTEM, theme_choice
 from ui.views.canned import CannedRepliesDialog
 from ui.views.health import HealthView
 from ui.views.inbox import InboxView
 from ui.views.plain_text import plain_label
 from ui.views.reports import ReportsView
 from ui.views.search import SearchDialog
+from ui.views.shortcuts import HELP_SHORTCUT, ShortcutsDialog
 from ui.views.supervisor import SupervisorView
 from ui.views.work_queue import WorkQueueView
 
@@ -67,6 +71,11 @@ REFRESH_DELAY_MS = 300
 SEARCH_SHORTCUT = "Ctrl+Shift+F"
 MAX_ROWS_REFRESHED_ONE_BY_ONE = 3
 _SUPERVISOR_STATES = {"unknown", "held"}
+THEME_CHOICES = (
+    (SYSTEM, QT_TRANSLATE_NOOP("MainWindow", "System colours")),
+    (LIGHT, QT_TRANSLATE_NOOP("MainWindow", "Light")),
+    (DARK, QT_TRANSLATE_NOOP("MainWindow", "Dark")),
+)
 
 
 def app_icon() -> QIcon:
@@ -87,15 +96,19 @@ def app_icon() -> QIcon:
 
 
 def _reply_words(name: str) -> str:
-    return f"New reply from {name}"
+    return translate("MainWindow", "New reply from {name}").format(name=name)
 
 
 def _closing_words(name: str) -> str:
-    return f"{name} is still waiting for an answer: their window closes within the hour"
+    return translate(
+        "MainWindow", "{name} is still waiting for an answer: their window closes within the hour"
+    ).format(name=name)
 
 
 def _mention_words(author: str, name: str) -> str:
-    return f"{author} mentioned you in a note on {name}"
+    return translate("MainWindow", "{author} mentioned you in a note on {name}").format(
+        author=author, name=name
+    )
 
 
 def _conversations_page(api: ApiClient, view: str) -> Page[Conversation]:
@@ -109,6 +122,8 @@ class MainWindow(QMainWindow):
     notified = Signal(str)
     # The team's canned replies changed on the server.
     canned_replies_changed = Signal()
+    # The agent chose a language and a theme ("system", "light" or "dark") in the window.
+    preferences_chosen = Signal(str, str)
 
     def __init__(
         self,
@@ -129,13 +144,13 @@ class MainWindow(QMainWindow):
         # Notifications waiting for the name of a customer not in the list: by conversation.
         self._notifications_waiting: dict[int, list[Callable[[str], str]]] = {}
         self._is_supervisor = False
-        self.setWindowTitle(f"WhatsApp shared inbox{title_suffix}")
+        self.setWindowTitle(translate("MainWindow", "WhatsApp shared inbox") + title_suffix)
         self.setWindowIcon(app_icon())
         self.resize(*DEFAULT_SIZE)
 
         self.banner = plain_label("")
         self.banner.setObjectName("banner")
-        self.banner.setAccessibleName("Connection status")
+        self.banner.setAccessibleName(translate("MainWindow", "Connection status"))
         self.banner.setWordWrap(True)
         self.banner.hide()
         self.inbox = InboxView(api, runner, user_name)
@@ -145,31 +160,61 @@ class MainWindow(QMainWindow):
         self.reports = ReportsView(api, runner)
         self._reports_loaded = False
         self.tabs = QTabWidget()
-        self.tabs.setAccessibleName("Sections")
+        self.tabs.setAccessibleName(translate("MainWindow", "Sections"))
+        self.tabs.tabBar().setAccessibleName(translate("MainWindow", "Sections"))
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(self.inbox, "&Inbox")
-        self.tabs.addTab(self.work_queue, "Work queue")
-        self.tabs.addTab(self.supervisor, "Supervisor")
-        self.tabs.addTab(self.health, "Health")
-        self.tabs.addTab(self.reports, "Reports")
+        self.tabs.addTab(self.inbox, translate("MainWindow", "&Inbox"))
+        self.tabs.addTab(self.work_queue, translate("MainWindow", "Work queue"))
+        self.tabs.addTab(self.supervisor, translate("MainWindow", "Supervisor"))
+        self.tabs.addTab(self.health, translate("MainWindow", "Health"))
+        self.tabs.addTab(self.reports, translate("MainWindow", "Reports"))
         self.tabs.setTabVisible(SUPERVISOR_TAB, False)
         self.tabs.setTabVisible(REPORTS_TAB, False)
         self.tabs.currentChanged.connect(self._tab_changed)
         self.search_dialog: SearchDialog | None = None
         self.canned_dialog: CannedRepliesDialog | None = None
-        self.search_button = QPushButton("Search messages")
-        self.search_button.setAccessibleName("Search words in every conversation")
-        self.search_button.setToolTip(f"Search words in every conversation  ({SEARCH_SHORTCUT})")
+        self.search_button = QPushButton(translate("MainWindow", "Search messages"))
+        self.search_button.setAccessibleName(translate("MainWindow", "Search words in every conversation"))
+        self.search_button.setToolTip(
+            translate("MainWindow", "Search words in every conversation  ({shortcut})").format(
+                shortcut=SEARCH_SHORTCUT
+            )
+        )
         self.search_button.clicked.connect(self.open_search)
-        self.canned_button = QPushButton("Canned replies")
-        self.canned_button.setAccessibleName("Canned replies")
-        self.canned_button.setToolTip("The team's saved replies: type / and a shortcut in the composer")
+        self.canned_button = QPushButton(translate("MainWindow", "Canned replies"))
+        self.canned_button.setAccessibleName(translate("MainWindow", "Canned replies"))
+        self.canned_button.setToolTip(
+            translate("MainWindow", "The team's saved replies: type / and a shortcut in the composer")
+        )
         self.canned_button.clicked.connect(self.open_canned_replies)
+        self.language_choice = QComboBox()
+        self.language_choice.setAccessibleName(translate("MainWindow", "Language"))
+        self.language_choice.setToolTip(translate("MainWindow", "The language of the inbox"))
+        for code, name in LANGUAGES.items():
+            self.language_choice.addItem(name, code)
+        self.language_choice.setCurrentIndex(max(0, self.language_choice.findData(current_language())))
+        self.theme_choice = QComboBox()
+        self.theme_choice.setAccessibleName(translate("MainWindow", "Colour scheme"))
+        for code, name in THEME_CHOICES:
+            self.theme_choice.addItem(translate("MainWindow", name), code)
+        self.theme_choice.setCurrentIndex(max(0, self.theme_choice.findData(theme_choice())))
+        self.language_choice.activated.connect(self._preferences_changed)
+        self.theme_choice.activated.connect(self._preferences_changed)
+        self.help_button = QPushButton(translate("MainWindow", "Shortcuts"))
+        self.help_button.setAccessibleName(translate("MainWindow", "Keyboard shortcuts"))
+        self.help_button.setToolTip(
+            translate("MainWindow", "Every keyboard shortcut  ({shortcut})").format(shortcut="F1")
+        )
+        self.help_button.clicked.connect(self.open_shortcuts)
+        self.shortcuts_dialog: ShortcutsDialog | None = None
         corner = QWidget()
         corner_layout = QHBoxLayout(corner)
         corner_layout.setContentsMargins(0, 2, 8, 2)
         corner_layout.addWidget(self.search_button)
         corner_layout.addWidget(self.canned_button)
+        corner_layout.addWidget(self.help_button)
+        corner_layout.addWidget(self.language_choice)
+        corner_layout.addWidget(self.theme_choice)
         self.tabs.setCornerWidget(corner, Qt.Corner.TopRightCorner)
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -178,7 +223,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.banner)
         layout.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
-        self.statusBar().showMessage("Connecting…")
+        self.statusBar().showMessage(translate("MainWindow", "Connecting…"))
 
         self.work_queue.count_changed.connect(self._work_queue_count)
         self.work_queue.reply_placed.connect(self._reply_placed)
@@ -194,11 +239,13 @@ class MainWindow(QMainWindow):
         search.activated.connect(self._focus_search)
         search_messages = QShortcut(QKeySequence(SEARCH_SHORTCUT), self)
         search_messages.activated.connect(self.open_search)
+        help_keys = QShortcut(QKeySequence(HELP_SHORTCUT), self)
+        help_keys.activated.connect(self.open_shortcuts)
 
         self.tray: QSystemTrayIcon | None = None
         if QSystemTrayIcon.isSystemTrayAvailable():
             self.tray = QSystemTrayIcon(app_icon(), self)
-            self.tray.setToolTip("WhatsApp shared inbox")
+            self.tray.setToolTip(translate("MainWindow", "WhatsApp shared inbox"))
             self.tray.show()
 
         self._conversation_timer = self._debounce(self._refresh_pending_conversations)
@@ -256,6 +303,24 @@ class MainWindow(QMainWindow):
             self.tray.hide()
         super().closeEvent(event)
 
+    @property
+    def user_name(self) -> str | None:
+        """The signed-in user's name, once known."""
+        return self._user_name
+
+    def open_shortcuts(self) -> None:
+        """Show every keyboard shortcut (F1)."""
+        if self.shortcuts_dialog is None:
+            self.shortcuts_dialog = ShortcutsDialog(self)
+        self.shortcuts_dialog.show()
+        self.shortcuts_dialog.activateWindow()
+
+    def _preferences_changed(self, _index: int) -> None:
+        language = self.language_choice.currentData()
+        theme = self.theme_choice.currentData()
+        if language != current_language() or theme != theme_choice():
+            self.preferences_chosen.emit(language, theme)
+
     def _identity_known(self, identity: Identity) -> None:
         self._user_name = identity.name
         self._is_supervisor = identity.is_supervisor
@@ -279,10 +344,10 @@ class MainWindow(QMainWindow):
         self._my_conversations = {conversation.id for conversation in page.items}
 
     def _probe_failed(self, error: Exception) -> None:
-        self.show_status(f"Could not load: {error}")
+        self.show_status(translate("MainWindow", "Could not load: {reason}").format(reason=error))
 
     def _feed_started(self, seq: int) -> None:
-        self.show_status("Connected: live updates on.")
+        self.show_status(translate("MainWindow", "Connected: live updates on."))
         self.health.load_history(seq)
 
     # -- tabs and shortcuts ------------------------------------------------------------------
@@ -361,10 +426,14 @@ class MainWindow(QMainWindow):
             self._load_reports_once()
 
     def _work_queue_count(self, text: str) -> None:
-        self.tabs.setTabText(WORK_QUEUE_TAB, f"Work queue ({text})")
+        self.tabs.setTabText(
+            WORK_QUEUE_TAB, translate("MainWindow", "Work queue ({count})").format(count=text)
+        )
 
     def _supervisor_count(self, text: str) -> None:
-        self.tabs.setTabText(SUPERVISOR_TAB, f"Supervisor ({text})")
+        self.tabs.setTabText(
+            SUPERVISOR_TAB, translate("MainWindow", "Supervisor ({count})").format(count=text)
+        )
 
     def show_status(self, text: str) -> None:
         """A line in the status bar."""
@@ -372,12 +441,16 @@ class MainWindow(QMainWindow):
 
     # -- connection --------------------------------------------------------------------------
     def _connection_lost(self, reason: str) -> None:
-        self.banner.setText(f"Connection to the backend lost — reconnecting…  ({reason})")
+        self.banner.setText(
+            translate("MainWindow", "Connection to the backend lost — reconnecting…  ({reason})").format(
+                reason=reason
+            )
+        )
         self.banner.show()
 
     def _connection_restored(self) -> None:
         self.banner.hide()
-        self.show_status("Reconnected; nothing was missed.")
+        self.show_status(translate("MainWindow", "Reconnected; nothing was missed."))
         self.inbox.conversations.merge_first_page()
         self.work_queue.refresh()
         self._refresh_supervisor()
@@ -451,7 +524,9 @@ class MainWindow(QMainWindow):
                     and event.author != self._user_name
                     and mentions_me(event.mentions, self._user_name)
                 ):
-                    self._notify_mention(conversation_id, event.author or "A colleague")
+                    self._notify_mention(
+                        conversation_id, event.author or translate("MainWindow", "A colleague")
+                    )
             elif event.type == CONVERSATION_LABELS_CHANGED:
                 self._conversation_changed(conversation_id)
                 self._labels_timer.start()
@@ -497,7 +572,11 @@ class MainWindow(QMainWindow):
         """A notification naming the customer; one not in the list is looked up first."""
         conversation = self._known_contact(conversation_id)
         if conversation is not None or self._api is None or self._runner is None:
-            name = notification_name(conversation.contact) if conversation else "a customer"
+            name = (
+                notification_name(conversation.contact)
+                if conversation
+                else translate("MainWindow", "a customer")
+            )
             self._notify(words(name))
             return
         waiting = self._notifications_waiting.setdefault(conversation_id, [])
@@ -514,7 +593,7 @@ class MainWindow(QMainWindow):
         waiting, self._notifications_waiting = self._notifications_waiting, {}
         for notifications in waiting.values():
             for words in notifications:
-                self._notify(words("a customer"))
+                self._notify(words(translate("MainWindow", "a customer")))
 
     def _notify_reply(self, conversation_id: int) -> None:
         self._notify_about(conversation_id, _reply_words)
@@ -524,13 +603,20 @@ class MainWindow(QMainWindow):
 
     def _notify_mention(self, conversation_id: int, author: str) -> None:
         # A user name is the team's own text, but a notification body may be read as markup.
-        who = author if not any(character in author for character in "<>&") else "A colleague"
+        who = (
+            author
+            if not any(character in author for character in "<>&")
+            else translate("MainWindow", "A colleague")
+        )
         self._notify_about(conversation_id, partial(_mention_words, who))
 
     def _notify(self, text: str) -> None:
         if self.tray is not None:
             self.tray.showMessage(
-                "WhatsApp shared inbox", text, QSystemTrayIcon.MessageIcon.Information, 5000
+                translate("MainWindow", "WhatsApp shared inbox"),
+                text,
+                QSystemTrayIcon.MessageIcon.Information,
+                5000,
             )
         self.show_status(text)
         self.notified.emit(text)

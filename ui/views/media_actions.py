@@ -13,6 +13,7 @@ from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import QDialog, QFileDialog, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from ui.api.resources import InboundMessage, MediaInfo
+from ui.i18n import translate
 from ui.runner import BackgroundRunner
 
 
@@ -91,7 +92,7 @@ class PictureViewer(QDialog):
         self.setWindowTitle(title)
         self.picture = QLabel()
         self.picture.setPixmap(QPixmap.fromImage(image))
-        self.picture.setAccessibleName("Picture")
+        self.picture.setAccessibleName(translate("PictureViewer", "Picture"))
         scroll = QScrollArea()
         scroll.setWidget(self.picture)
         layout = QVBoxLayout(self)
@@ -101,7 +102,7 @@ class PictureViewer(QDialog):
 
 def choose_save_path(parent: QWidget | None, suggested: str) -> Path | None:
     """Ask where to save a file (the platform's save dialog)."""
-    chosen, _ = QFileDialog.getSaveFileName(parent, "Save file", suggested)
+    chosen, _ = QFileDialog.getSaveFileName(parent, translate("MediaActions", "Save file"), suggested)
     return Path(chosen) if chosen else None
 
 
@@ -140,12 +141,14 @@ class MediaActions(QObject):
         if media is None or self._api is None or self._runner is None:
             return
         if media.state == "pending":
-            self.status_message.emit("The file is still downloading from WhatsApp.")
+            self.status_message.emit(
+                translate("MediaActions", "The file is still downloading from WhatsApp.")
+            )
         elif media.state == "failed":
             self._pending_retry = media.id
             self._runner.submit(partial(self._api.retry_media, media.id), self._retrying, self._failed)
         elif media.kind in ("image", "sticker"):
-            self._titles[media.id] = media.caption or "Photo"
+            self._titles[media.id] = media.caption or translate("MediaActions", "Photo")
             self._runner.submit(partial(_picture, self._api, media.id), self._show_picture, self._failed)
         elif media.kind == "audio":
             self._runner.submit(partial(_to_temporary_file, self._api, media), self._play, self._failed)
@@ -157,12 +160,12 @@ class MediaActions(QObject):
 
     @Slot(object)
     def _retrying(self, _state: str) -> None:
-        self.status_message.emit("Downloading the file again…")
+        self.status_message.emit(translate("MediaActions", "Downloading the file again…"))
         self.retry_started.emit(self._pending_retry)
 
     @Slot(object)
     def _show_picture(self, image: QImage) -> None:
-        viewer = PictureViewer(image, "Photo", self._parent)
+        viewer = PictureViewer(image, translate("MediaActions", "Photo"), self._parent)
         viewer.setModal(False)
         viewer.show()
         self.viewer_opened.emit(viewer)
@@ -173,16 +176,22 @@ class MediaActions(QObject):
             self._player = QtAudioPlayer(self)
             self._player.length_known.connect(self._length_known)
         self._player.play_file(path)
-        self.status_message.emit("Playing the voice note…")
+        self.status_message.emit(translate("MediaActions", "Playing the voice note…"))
 
     @Slot(float)
     def _length_known(self, seconds: float) -> None:
-        self.status_message.emit(f"Playing the voice note ({int(seconds) // 60}:{int(seconds) % 60:02d}).")
+        self.status_message.emit(
+            translate("MediaActions", "Playing the voice note ({length}).").format(
+                length=f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
+            )
+        )
 
     @Slot(object)
     def _saved(self, path: Path) -> None:
-        self.status_message.emit(f"Saved {path.name}.")
+        self.status_message.emit(translate("MediaActions", "Saved {name}.").format(name=path.name))
 
     @Slot(object)
     def _failed(self, error: Exception) -> None:
-        self.status_message.emit(f"Could not open the file: {error}")
+        self.status_message.emit(
+            translate("MediaActions", "Could not open the file: {reason}").format(reason=error)
+        )

@@ -17,7 +17,7 @@ from PySide6.QtCharts import (
     QLineSeries,
     QValueAxis,
 )
-from PySide6.QtCore import QDate, QMargins, QPointF, QSortFilterProxyModel, Qt, QTimeZone, Signal
+from PySide6.QtCore import QDate, QLocale, QMargins, QPointF, QSortFilterProxyModel, Qt, QTimeZone, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import (
     QComboBox,
@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from ui.api.client import ApiClient
 from ui.api.reports import CSV_SECTIONS, DAY, HOUR, Report, ReportBucket
+from ui.i18n import QT_TRANSLATE_NOOP, translate
 from ui.models.report_tables import (
     AGENT_HEADERS,
     PURPOSE_HEADERS,
@@ -43,18 +44,24 @@ from ui.models.report_tables import (
     agent_rows,
     purpose_rows,
 )
+from ui.presentation import number_text
 from ui.runner import BackgroundRunner
+from ui.theme import is_dark
 from ui.views.plain_text import plain_label
 
-TODAY = "Today"
-YESTERDAY = "Yesterday"
-LAST_7_DAYS = "Last 7 days"
-LAST_30_DAYS = "Last 30 days"
-THIS_MONTH = "This month"
-CUSTOM = "Custom range"
+TODAY = QT_TRANSLATE_NOOP("ReportsView", "Today")
+YESTERDAY = QT_TRANSLATE_NOOP("ReportsView", "Yesterday")
+LAST_7_DAYS = QT_TRANSLATE_NOOP("ReportsView", "Last 7 days")
+LAST_30_DAYS = QT_TRANSLATE_NOOP("ReportsView", "Last 30 days")
+THIS_MONTH = QT_TRANSLATE_NOOP("ReportsView", "This month")
+CUSTOM = QT_TRANSLATE_NOOP("ReportsView", "Custom range")
 PRESETS = (TODAY, YESTERDAY, LAST_7_DAYS, LAST_30_DAYS, THIS_MONTH, CUSTOM)
 DEFAULT_PRESET = LAST_7_DAYS
-SECTION_TITLES = {"buckets": "Days or hours", "agents": "People", "purposes": "Purposes"}
+SECTION_TITLES = {
+    "buckets": QT_TRANSLATE_NOOP("ReportsView", "Days or hours"),
+    "agents": QT_TRANSLATE_NOOP("ReportsView", "People"),
+    "purposes": QT_TRANSLATE_NOOP("ReportsView", "Purposes"),
+}
 INBOUND_COLOUR = "#0ea5e9"
 OUTBOUND_COLOUR = "#16a34a"
 MEDIAN_COLOUR = "#f97316"
@@ -106,7 +113,10 @@ def _bucket_labels(buckets: tuple[ReportBucket, ...], by: str, zone: ZoneInfo) -
     """A unique label per period: the day, or the hour (with its day when the range holds several)."""
     starts = [bucket.start.astimezone(zone) for bucket in buckets]
     if by != HOUR:
-        return [start.strftime("%d %b") for start in starts]
+        month_format = translate("presentation", "d MMM", "date format")
+        return [
+            QLocale().toString(QDate(start.year, start.month, start.day), month_format) for start in starts
+        ]
     several_days = len({start.date() for start in starts}) > 1
     labels = [start.strftime("%a %H:00" if several_days else "%H:00") for start in starts]
     # A DST change repeats an hour: number the repeats so none is dropped.
@@ -147,26 +157,27 @@ class ReportsView(QWidget):
         self._generation = 0
 
         self.preset = QComboBox()
-        self.preset.setAccessibleName("Report range")
-        self.preset.addItems(PRESETS)
-        self.preset.setCurrentText(DEFAULT_PRESET)
+        self.preset.setAccessibleName(translate("ReportsView", "Report range"))
+        for preset in PRESETS:
+            self.preset.addItem(translate("ReportsView", preset), preset)
+        self.preset.setCurrentIndex(self.preset.findData(DEFAULT_PRESET))
         self.start_edit = QDateEdit()
-        self.start_edit.setAccessibleName("From day")
+        self.start_edit.setAccessibleName(translate("ReportsView", "From day"))
         self.end_edit = QDateEdit()
-        self.end_edit.setAccessibleName("To day (included)")
+        self.end_edit.setAccessibleName(translate("ReportsView", "To day (included)"))
         for edit in (self.start_edit, self.end_edit):
             edit.setCalendarPopup(True)
             edit.setDisplayFormat("yyyy-MM-dd")
         self.bucket = QComboBox()
-        self.bucket.setAccessibleName("Report periods")
-        self.bucket.addItem("By day", DAY)
-        self.bucket.addItem("By hour", HOUR)
-        self.refresh_button = QPushButton("Refresh")
-        self.export_button = QPushButton("Export CSV")
-        self.export_button.setAccessibleName("Export the report as CSV")
+        self.bucket.setAccessibleName(translate("ReportsView", "Report periods"))
+        self.bucket.addItem(translate("ReportsView", "By day"), DAY)
+        self.bucket.addItem(translate("ReportsView", "By hour"), HOUR)
+        self.refresh_button = QPushButton(translate("ReportsView", "Refresh"))
+        self.export_button = QPushButton(translate("ReportsView", "Export CSV"))
+        self.export_button.setAccessibleName(translate("ReportsView", "Export the report as CSV"))
         self.export_menu = QMenu(self.export_button)
         for section in CSV_SECTIONS:
-            action = self.export_menu.addAction(f"{SECTION_TITLES[section]}…")
+            action = self.export_menu.addAction(translate("ReportsView", SECTION_TITLES[section]) + "…")
             action.setData(section)
         self.export_menu.triggered.connect(self._export_action)
         self.export_button.setMenu(self.export_menu)
@@ -174,10 +185,10 @@ class ReportsView(QWidget):
         self.summary = plain_label("")
         self.summary.setObjectName("reportSummary")
         bar = QHBoxLayout()
-        bar.addWidget(plain_label("Range"))
+        bar.addWidget(plain_label(translate("ReportsView", "Range")))
         bar.addWidget(self.preset)
         bar.addWidget(self.start_edit)
-        bar.addWidget(plain_label("to"))
+        bar.addWidget(plain_label(translate("ReportsView", "to")))
         bar.addWidget(self.end_edit)
         bar.addWidget(self.bucket)
         bar.addWidget(self.refresh_button)
@@ -186,11 +197,13 @@ class ReportsView(QWidget):
         bar.addWidget(self.export_button)
 
         self.volume_chart = QChartView()
-        self.volume_chart.setAccessibleName("Messages per period")
+        self.volume_chart.setAccessibleName(translate("ReportsView", "Messages per period"))
         self.response_chart = QChartView()
-        self.response_chart.setAccessibleName("First response time per period")
+        self.response_chart.setAccessibleName(translate("ReportsView", "First response time per period"))
         for view in (self.volume_chart, self.response_chart):
             view.setRenderHint(QPainter.RenderHint.Antialiasing)
+            # The chart's drawing surface takes the focus too: a screen reader names it as the chart.
+            view.viewport().setAccessibleName(view.accessibleName())
             view.setMinimumHeight(220)
         charts = QHBoxLayout()
         charts.addWidget(self.volume_chart)
@@ -200,9 +213,11 @@ class ReportsView(QWidget):
         self.purpose_model = ReportTableModel(PURPOSE_HEADERS, self)
         self.agent_table = self._table(self.agent_model, "Work per person")
         self.purpose_table = self._table(self.purpose_model, "Delivery per purpose")
-        agents_box = QGroupBox("Per person")
+        agents_box = QGroupBox(translate("ReportsView", "Per person"))
         QVBoxLayout(agents_box).addWidget(self.agent_table)
-        purposes_box = QGroupBox("Per purpose (business messages queued in the range)")
+        purposes_box = QGroupBox(
+            translate("ReportsView", "Per purpose (business messages queued in the range)")
+        )
         QVBoxLayout(purposes_box).addWidget(self.purpose_table)
         tables = QHBoxLayout()
         tables.addWidget(agents_box)
@@ -243,12 +258,12 @@ class ReportsView(QWidget):
         return self._today or datetime.now(ZoneInfo(self.zone)).date()
 
     def _set_dates_from_preset(self) -> None:
-        custom = self.preset.currentText() == CUSTOM
+        custom = self.preset.currentData() == CUSTOM
         for edit in (self.start_edit, self.end_edit):
             edit.setEnabled(custom)
         if custom:
             return
-        first, after = preset_days(self.preset.currentText(), self.today())
+        first, after = preset_days(self.preset.currentData(), self.today())
         for edit, day in ((self.start_edit, first), (self.end_edit, after - timedelta(days=1))):
             edit.blockSignals(True)
             edit.setDate(QDate(day.year, day.month, day.day))
@@ -263,13 +278,13 @@ class ReportsView(QWidget):
         self.refresh()
 
     def _custom_date_changed(self, _date: QDate) -> None:
-        if self.preset.currentText() == CUSTOM:
+        if self.preset.currentData() == CUSTOM:
             self.refresh()
 
     def set_custom_range(self, first: date, last: date) -> None:
         """Choose a custom range of whole days, `last` included, and load it."""
         self.preset.blockSignals(True)
-        self.preset.setCurrentText(CUSTOM)
+        self.preset.setCurrentIndex(self.preset.findData(CUSTOM))
         self.preset.blockSignals(False)
         self._set_dates_from_preset()
         for edit, day in ((self.start_edit, first), (self.end_edit, last)):
@@ -295,7 +310,9 @@ class ReportsView(QWidget):
         """Ask for the report the controls describe."""
         request = self.current_request()
         if request is None:
-            self.status_message.emit("The report's first day is after its last day.")
+            self.status_message.emit(
+                translate("ReportsView", "The report's first day is after its last day.")
+            )
             return
         if self._api is None or self._runner is None:
             return
@@ -309,7 +326,9 @@ class ReportsView(QWidget):
             self.show_report(report, request)
 
     def _report_failed(self, error: Exception) -> None:
-        self.status_message.emit(f"Report unavailable: {error}")
+        self.status_message.emit(
+            translate("ReportsView", "Report unavailable: {reason}").format(reason=error)
+        )
 
     def show_report(self, report: Report, request: ReportRequest | None) -> None:
         """Draw a report: charts, tables, and a one-line summary."""
@@ -325,14 +344,19 @@ class ReportsView(QWidget):
         inbound = sum(bucket.inbound for bucket in report.buckets)
         outbound = sum(bucket.outbound for bucket in report.buckets)
         resolved = sum(bucket.conversations_resolved for bucket in report.buckets)
-        self.summary.setText(f"{inbound:,} in · {outbound:,} out · {resolved:,} resolved")
+        self.summary.setText(
+            translate("ReportsView", "{inbound} in · {outbound} out · {resolved} resolved").format(
+                inbound=number_text(inbound), outbound=number_text(outbound), resolved=number_text(resolved)
+            )
+        )
         self.export_button.setEnabled(request is not None)
         if request is not None:
             self.report_shown.emit()
 
     def _volume(self, report: Report, labels: list[str]) -> QChart:
-        chart = _chart("Messages")
-        inbound, outbound = QBarSet("From customers"), QBarSet("From the business")
+        chart = _chart(translate("ReportsView", "Messages"))
+        inbound = QBarSet(translate("ReportsView", "From customers"))
+        outbound = QBarSet(translate("ReportsView", "From the business"))
         inbound.setColor(QColor(INBOUND_COLOUR))
         outbound.setColor(QColor(OUTBOUND_COLOUR))
         inbound.append([float(bucket.inbound) for bucket in report.buckets])
@@ -342,7 +366,14 @@ class ReportsView(QWidget):
         series.append(outbound)
         chart.addSeries(series)
         top = max([bucket.inbound for bucket in report.buckets] + [b.outbound for b in report.buckets] + [1])
-        _axes(chart, series=[series], labels=labels, top=top, unit="messages", form="%d")
+        _axes(
+            chart,
+            series=[series],
+            labels=labels,
+            top=top,
+            unit=translate("ReportsView", "messages"),
+            form="%d",
+        )
         return chart
 
     def _responses(self, report: Report, labels: list[str]) -> QChart:
@@ -353,10 +384,10 @@ class ReportsView(QWidget):
             if value is not None
         ]
         unit, size = _time_unit(max(measured, default=0))
-        chart = _chart(f"First response ({unit})")
+        chart = _chart(translate("ReportsView", "First response ({unit})").format(unit=unit))
         median, slow = QLineSeries(), QLineSeries()
-        median.setName("Median")
-        slow.setName("90 % within")
+        median.setName(translate("ReportsView", "Median"))
+        slow.setName(translate("ReportsView", "90 % within"))
         median.setPen(QPen(QColor(MEDIAN_COLOUR), 2))
         slow.setPen(QPen(QColor(P90_COLOUR), 2, Qt.PenStyle.DashLine))
         for series in (median, slow):
@@ -384,7 +415,12 @@ class ReportsView(QWidget):
             return
         first = request.start.date().isoformat()
         suggested = str(Path.home() / f"report-{section}-{first}.csv")
-        chosen, _ = QFileDialog.getSaveFileName(self, "Export CSV", suggested, "CSV files (*.csv)")
+        chosen, _ = QFileDialog.getSaveFileName(
+            self,
+            translate("ReportsView", "Export CSV"),
+            suggested,
+            translate("ReportsView", "CSV files (*.csv)"),
+        )
         if chosen:
             self.export_csv(section, Path(chosen))
 
@@ -397,11 +433,13 @@ class ReportsView(QWidget):
         self._runner.submit(call, self._csv_done, self._csv_failed)
 
     def _csv_done(self, path: Path) -> None:
-        self.status_message.emit(f"Saved {path}")
+        self.status_message.emit(translate("ReportsView", "Saved {path}").format(path=path))
         self.csv_saved.emit(str(path))
 
     def _csv_failed(self, error: Exception) -> None:
-        self.status_message.emit(f"Could not export the report: {error}")
+        self.status_message.emit(
+            translate("ReportsView", "Could not export the report: {reason}").format(reason=error)
+        )
 
 
 def _tagged_report(
@@ -414,14 +452,16 @@ def _tagged_report(
 def _time_unit(longest_seconds: int) -> tuple[str, int]:
     """The unit that shows the longest time as a readable number: seconds, minutes or hours."""
     if longest_seconds < 120:
-        return "seconds", 1
+        return translate("ReportsView", "seconds"), 1
     if longest_seconds < 2 * 3600:
-        return "minutes", 60
-    return "hours", 3600
+        return translate("ReportsView", "minutes"), 60
+    return translate("ReportsView", "hours"), 3600
 
 
 def _chart(title: str) -> QChart:
     chart = QChart()
+    if is_dark():
+        chart.setTheme(QChart.ChartTheme.ChartThemeDark)
     chart.setTitle(title)
     chart.setMargins(QMargins(4, 4, 4, 4))
     chart.setBackgroundRoundness(6)

@@ -22,7 +22,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeyEvent, QPainter, QTextCharFormat, QTextLayout
+from PySide6.QtGui import QFont, QFontMetrics, QKeyEvent, QPainter, QTextCharFormat, QTextLayout
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -38,9 +38,11 @@ from PySide6.QtWidgets import (
 
 from ui.api.library import LibraryCalls, SearchHit
 from ui.api.resources import Page
+from ui.i18n import QT_TRANSLATE_NOOP, translate
 from ui.models.paged import ItemRole, PagedListModel
 from ui.presentation import short_time
 from ui.runner import BackgroundRunner
+from ui.theme import surface_qcolor, text_qcolor
 from ui.views.plain_text import plain_label
 
 AnyIndex = QModelIndex | QPersistentModelIndex
@@ -58,10 +60,12 @@ ELLIPSIS = "…"
 # The role that gives a row's snippet and the spans of its matched words.
 SnippetRole = ItemRole + 1
 
-HINT_TEXT = "Type words to find them in every conversation: any case, accents optional."
+HINT_TEXT = QT_TRANSLATE_NOOP(
+    "SearchDialog", "Type words to find them in every conversation: any case, accents optional."
+)
 PADDING = 8
-MUTED = QColor("#6b7280")
-MATCH_FILL = QColor("#fef08a")
+MUTED = "#4b5563"
+MATCH_FILL = "#fef08a"
 
 
 def _fold(character: str) -> str:
@@ -128,7 +132,9 @@ def snippet(text: str, words: list[str], length: int = SNIPPET_LENGTH) -> Snippe
 
 def direction_text(hit: SearchHit) -> str:
     """Who wrote the message, in words."""
-    return "customer wrote" if hit.inbound else "we sent"
+    return (
+        translate("SearchDialog", "customer wrote") if hit.inbound else translate("SearchDialog", "we sent")
+    )
 
 
 class SearchResultsModel(PagedListModel[SearchHit]):
@@ -198,10 +204,10 @@ class SearchHitDelegate(QStyledItemDelegate):
         painter.save()
         rect = option.rect
         if option.state & QStyle.StateFlag.State_Selected:
-            painter.fillRect(rect, QColor("#e8f0fe"))
+            painter.fillRect(rect, surface_qcolor("#e8f0fe"))
         elif option.state & QStyle.StateFlag.State_MouseOver:
-            painter.fillRect(rect, QColor("#f5f7fa"))
-        painter.setPen(QColor("#e5e7eb"))
+            painter.fillRect(rect, surface_qcolor("#f5f7fa"))
+        painter.setPen(surface_qcolor("#e5e7eb"))
         painter.drawLine(rect.bottomLeft(), rect.bottomRight())
 
         inner = rect.adjusted(PADDING, PADDING, -PADDING, -PADDING)
@@ -210,7 +216,7 @@ class SearchHitDelegate(QStyledItemDelegate):
         header = QRect(inner.left(), inner.top(), inner.width(), line_height)
         when = short_time(hit.at, datetime.now(UTC))
         painter.setFont(option.font)
-        painter.setPen(MUTED)
+        painter.setPen(text_qcolor(MUTED))
         painter.drawText(header, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), when)
         about = f"  · {direction_text(hit)}"
         about_width = metrics.horizontalAdvance(about)
@@ -221,11 +227,11 @@ class SearchHitDelegate(QStyledItemDelegate):
             hit.contact.display_name, Qt.TextElideMode.ElideRight, name_width
         )
         painter.setFont(bold)
-        painter.setPen(QColor("#111827"))
+        painter.setPen(text_qcolor("#111827"))
         painter.drawText(header, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), name)
         name_advance = QFontMetrics(bold).horizontalAdvance(name)
         painter.setFont(option.font)
-        painter.setPen(MUTED)
+        painter.setPen(text_qcolor(MUTED))
         painter.drawText(
             header.adjusted(name_advance, 0, 0, 0),
             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
@@ -234,7 +240,7 @@ class SearchHitDelegate(QStyledItemDelegate):
 
         highlight = QTextCharFormat()
         highlight.setFontWeight(QFont.Weight.Bold)
-        highlight.setBackground(MATCH_FILL)
+        highlight.setBackground(surface_qcolor(MATCH_FILL))
         ranges = []
         for start, end in shown.spans:
             matched = QTextLayout.FormatRange()
@@ -252,7 +258,7 @@ class SearchHitDelegate(QStyledItemDelegate):
             line.setPosition(QPointF(0, top))
             top += line.height()
         layout.endLayout()
-        painter.setPen(QColor("#111827"))
+        painter.setPen(text_qcolor("#111827"))
         painter.setClipRect(inner)
         layout.draw(painter, QPointF(inner.left(), inner.top() + line_height))
         painter.restore()
@@ -276,8 +282,8 @@ class SearchView(QWidget):
         self._failure = ""
 
         self.search_box = QLineEdit()
-        self.search_box.setPlaceholderText("Search words in every conversation…")
-        self.search_box.setAccessibleName("Search messages")
+        self.search_box.setPlaceholderText(translate("SearchView", "Search words in every conversation…"))
+        self.search_box.setAccessibleName(translate("SearchView", "Search messages"))
         self.search_box.setClearButtonEnabled(True)
         self.search_box.textChanged.connect(self._text_changed)
         self.search_box.returnPressed.connect(self.search_now)
@@ -288,7 +294,7 @@ class SearchView(QWidget):
         self._timer.timeout.connect(self.search_now)
 
         self.results = QListView()
-        self.results.setAccessibleName("Messages found")
+        self.results.setAccessibleName(translate("SearchView", "Messages found"))
         self.results.setModel(self.model)
         self.results.setItemDelegate(SearchHitDelegate(self.results))
         self.results.setUniformItemSizes(True)
@@ -296,11 +302,11 @@ class SearchView(QWidget):
         self.results.clicked.connect(self._choose)
         self.results.installEventFilter(self)
 
-        self.status_label = plain_label(HINT_TEXT)
+        self.status_label = plain_label(translate("SearchDialog", HINT_TEXT))
         self.status_label.setObjectName("hint")
         self.status_label.setWordWrap(True)
-        self.more_button = QPushButton("More results")
-        self.more_button.setAccessibleName("Load more results")
+        self.more_button = QPushButton(translate("SearchView", "More results"))
+        self.more_button.setAccessibleName(translate("SearchView", "Load more results"))
         self.more_button.clicked.connect(self.load_more)
         self.more_button.hide()
         bottom = QHBoxLayout()
@@ -325,11 +331,17 @@ class SearchView(QWidget):
         if len(query) > MAX_QUERY_LENGTH:
             self.model.search("")
             self._update_more_button()
-            self.status_label.setText(f"Search for at most {MAX_QUERY_LENGTH} characters.")
+            self.status_label.setText(
+                translate("SearchDialog", "Search for at most {count} characters.").format(
+                    count=MAX_QUERY_LENGTH
+                )
+            )
             return
         self._failure = ""
         self.model.search(query)
-        self.status_label.setText("Searching…" if query else HINT_TEXT)
+        self.status_label.setText(
+            translate("SearchDialog", "Searching…") if query else translate("SearchDialog", HINT_TEXT)
+        )
 
     def load_more(self) -> None:
         """Ask for the next page of results."""
@@ -358,15 +370,20 @@ class SearchView(QWidget):
         if not self.model.query:
             return
         if not self.model.items:
-            self.status_label.setText(f"No message contains “{self.model.query}”.")
+            self.status_label.setText(
+                translate("SearchDialog", "No message contains “{query}”.").format(query=self.model.query)
+            )
             return
         count = len(self.model.items)
-        found = f"{count}+" if self.model.has_more else str(count)
-        self.status_label.setText(f"{found} {'message' if count == 1 else 'messages'} found.")
+        if self.model.has_more:
+            found = translate("SearchDialog", "%n+ messages found.", None, count)
+        else:
+            found = translate("SearchDialog", "%n message(s) found.", None, count)
+        self.status_label.setText(found)
 
     def _search_failed(self, reason: str) -> None:
         self._failure = reason
-        self.status_label.setText(f"Search failed: {reason}")
+        self.status_label.setText(translate("SearchDialog", "Search failed: {reason}").format(reason=reason))
         self._update_more_button()
 
     def _count_changed(self) -> None:
@@ -394,7 +411,7 @@ class SearchDialog(QDialog):
         self, api: LibraryCalls | None, runner: BackgroundRunner | None, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Search messages")
+        self.setWindowTitle(translate("SearchDialog", "Search messages"))
         self.resize(560, 520)
         self.view = SearchView(api, runner, self)
         self.view.message_chosen.connect(self._chosen)

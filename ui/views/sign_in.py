@@ -21,6 +21,7 @@ from ui.api.invite import InviteError, parse_invite
 from ui.api.pinning import MISMATCH_CODE, MISMATCH_MESSAGE
 from ui.api.resources import Identity
 from ui.discovery import OfficeServers
+from ui.i18n import translate
 from ui.runner import BackgroundRunner
 from ui.sign_in import SignIn
 from ui.views.plain_text import plain_label
@@ -45,20 +46,24 @@ def check_sign_in(client_for: ClientFactory, sign_in: SignIn) -> Identity:
 def refusal_text(error: Exception, backend_url: str) -> str:
     """Why a sign-in with an invite did not work, in words for whoever sits at the desk."""
     if not isinstance(error, ApiError):
-        return f"The sign-in could not be checked: {error}"
+        return translate("SignInDialog", "The sign-in could not be checked: {reason}").format(reason=error)
     if error.code == MISMATCH_CODE:
         return MISMATCH_MESSAGE
     if error.status == 401:
-        return (
+        return translate(
+            "SignInDialog",
             "The office's server does not accept this invite any more (a newer invite was made for "
-            "this user, or the user was disabled). Ask whoever runs the inbox for a new invite."
+            "this user, or the user was disabled). Ask whoever runs the inbox for a new invite.",
         )
     if error.unreachable:
-        return (
-            f"Cannot reach the office's inbox at {backend_url}. Check that the office PC is on, that "
-            "`inbox serve` runs there, and that this PC is on the office network."
-        )
-    return f"The office's server refused the sign-in: {error.message}"
+        return translate(
+            "SignInDialog",
+            "Cannot reach the office's inbox at {url}. Check that the office PC is on, that "
+            "`inbox serve` runs there, and that this PC is on the office network.",
+        ).format(url=backend_url)
+    return translate("SignInDialog", "The office's server refused the sign-in: {reason}").format(
+        reason=error.message
+    )
 
 
 class SignInDialog(QDialog):
@@ -74,40 +79,49 @@ class SignInDialog(QDialog):
         client_for: ClientFactory = pinned_client,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Sign in to the shared inbox")
+        self.setWindowTitle(translate("SignInDialog", "Sign in to the shared inbox"))
         self._client_for = client_for
         self._fingerprint = previous.fingerprint if previous else None
         self._runner = BackgroundRunner(self, threads=1)
         self.invite_field = QLineEdit()
-        self.invite_field.setAccessibleName("Invite")
-        self.invite_field.setPlaceholderText("inbox://… as printed by `inbox user invite NAME`")
+        self.invite_field.setAccessibleName(translate("SignInDialog", "Invite"))
+        self.invite_field.setPlaceholderText(
+            translate("SignInDialog", "inbox://… as printed by `inbox user invite NAME`")
+        )
         # It holds the token: not shown to whoever looks over the shoulder.
         self.invite_field.setEchoMode(QLineEdit.EchoMode.Password)
         self.url_field = QLineEdit(previous.backend_url if previous else "http://127.0.0.1:8080")
-        self.url_field.setAccessibleName("Backend URL")
+        self.url_field.setAccessibleName(translate("SignInDialog", "Backend URL"))
         self.token_field = QLineEdit(previous.token if previous else "")
-        self.token_field.setAccessibleName("API token")
+        self.token_field.setAccessibleName(translate("SignInDialog", "API token"))
         self.token_field.setEchoMode(QLineEdit.EchoMode.Password)
         self.name_field = QLineEdit(previous.user_name or "" if previous else "")
-        self.name_field.setAccessibleName("Your user name")
-        self.name_field.setPlaceholderText("as given to `inbox user add` (for Assign to me)")
+        self.name_field.setAccessibleName(translate("SignInDialog", "Your user name"))
+        self.name_field.setPlaceholderText(
+            translate("SignInDialog", "as given to `inbox user add` (for Assign to me)")
+        )
         form = QFormLayout()
-        form.addRow(plain_label("Invite"), self.invite_field)
-        form.addRow(plain_label("Backend URL"), self.url_field)
-        form.addRow(plain_label("API token"), self.token_field)
-        form.addRow(plain_label("Your user name"), self.name_field)
+        form.addRow(plain_label(translate("SignInDialog", "Invite")), self.invite_field)
+        form.addRow(plain_label(translate("SignInDialog", "Backend URL")), self.url_field)
+        form.addRow(plain_label(translate("SignInDialog", "API token")), self.token_field)
+        form.addRow(plain_label(translate("SignInDialog", "Your user name")), self.name_field)
         hint = plain_label(
-            "On another desk, paste the invite from the office PC. On the office PC itself, the token "
-            "printed by `inbox user add NAME` is enough. It is remembered on this computer."
+            translate(
+                "SignInDialog",
+                "On another desk, paste the invite from the office PC. On the office PC itself, the token "
+                "printed by `inbox user add NAME` is enough. It is remembered on this computer.",
+            )
         )
         hint.setWordWrap(True)
         self.servers_list = QListWidget()
-        self.servers_list.setAccessibleName("Inbox servers on this network")
+        self.servers_list.setAccessibleName(translate("SignInDialog", "Inbox servers on this network"))
         self.servers_list.setMaximumHeight(80)
-        servers_hint = plain_label("Inbox servers on this network (only an invite makes one trusted):")
+        servers_hint = plain_label(
+            translate("SignInDialog", "Inbox servers on this network (only an invite makes one trusted):")
+        )
         servers_hint.setWordWrap(True)
         self.problem_label = plain_label()
-        self.problem_label.setAccessibleName("Sign-in problem")
+        self.problem_label.setAccessibleName(translate("SignInDialog", "Sign-in problem"))
         self.problem_label.setWordWrap(True)
         self.problem_label.setStyleSheet("color: #b3261e;")
         self.buttons = QDialogButtonBox(
@@ -151,7 +165,11 @@ class SignInDialog(QDialog):
     @Slot(str, str, str)
     def _server_found(self, name: str, address: str, fingerprint_start: str) -> None:
         self._server_gone(name)
-        item = QListWidgetItem(f"{name} — {address} (certificate {fingerprint_start}…)")
+        item = QListWidgetItem(
+            translate("SignInDialog", "{name} — {address} (certificate {fingerprint}…)").format(
+                name=name, address=address, fingerprint=fingerprint_start
+            )
+        )
         item.setData(Qt.ItemDataRole.UserRole, name)
         self.servers_list.addItem(item)
 
@@ -177,12 +195,15 @@ class SignInDialog(QDialog):
         if sign_in.fingerprint is None:
             if sign_in.backend_url.startswith("https://"):
                 self.problem_label.setText(
-                    "A server on the office network is trusted through its invite: paste the invite."
+                    translate(
+                        "SignInDialog",
+                        "A server on the office network is trusted through its invite: paste the invite.",
+                    )
                 )
                 return
             self.accept()
             return
-        self.problem_label.setText("Checking the office's server…")
+        self.problem_label.setText(translate("SignInDialog", "Checking the office's server…"))
         self.buttons.setEnabled(False)
         client_for = self._client_for
         self._runner.submit(lambda: check_sign_in(client_for, sign_in), self._checked, self._refused)

@@ -21,9 +21,10 @@ from PySide6.QtWidgets import (
 
 from ui.api.client import ApiClient, ApiError
 from ui.api.resources import Conversation, MessageStatus, SupervisorItem
+from ui.i18n import QT_TRANSLATE_NOOP, translate
 from ui.models.paged import ItemRole
 from ui.models.supervisor import SupervisorQueueModel
-from ui.presentation import age_text, evidence_text, plain_error, queue_reason_text, status_mark
+from ui.presentation import age_text, evidence_text, plain_error, queue_reason_text, state_name, status_mark
 from ui.runner import BackgroundRunner
 from ui.views.plain_text import plain_label, plain_message_box
 
@@ -32,21 +33,33 @@ def confirmation_text(action: str, customer: str, state: str) -> tuple[str, str]
     """The title and text that name the customer and the duplicate risk of a decision."""
     if action == "resend":
         risk = (
-            f"If the first attempt did reach {customer}, they will get this message twice."
+            translate(
+                "SupervisorView",
+                "If the first attempt did reach {customer}, they will get this message twice.",
+            )
             if state != "held"
-            else f"{customer} has not received it: it was held, not sent."
+            else translate("SupervisorView", "{customer} has not received it: it was held, not sent.")
+        ).format(customer=customer)
+        question = translate("SupervisorView", "Send this message to {customer} again?").format(
+            customer=customer
         )
-        return "Resend?", f"Send this message to {customer} again?\n\n{risk}"
+        return translate("SupervisorView", "Resend?"), f"{question}\n\n{risk}"
     if action == "mark_sent":
         return (
-            "Mark as sent?",
-            f"Record the message to {customer} as sent, without sending anything?\n\n"
-            f"Choose this only if you know {customer} received it; otherwise they will never get it.",
+            translate("SupervisorView", "Mark as sent?"),
+            translate(
+                "SupervisorView",
+                "Record the message to {customer} as sent, without sending anything?\n\n"
+                "Choose this only if you know {customer} received it; otherwise they will never get it.",
+            ).format(customer=customer),
         )
     return (
-        "Cancel the message?",
-        f"Cancel the message to {customer}? It will not be sent again.\n\n"
-        f"If an earlier attempt reached {customer}, they keep that one copy.",
+        translate("SupervisorView", "Cancel the message?"),
+        translate(
+            "SupervisorView",
+            "Cancel the message to {customer}? It will not be sent again.\n\n"
+            "If an earlier attempt reached {customer}, they keep that one copy.",
+        ).format(customer=customer),
     )
 
 
@@ -74,12 +87,12 @@ class SupervisorView(QWidget):
         self.model.count_changed.connect(self._count_changed)
         self.model.modelReset.connect(self._nothing_selected)
         self.list_view = QListView()
-        self.list_view.setAccessibleName("Sends needing a decision")
+        self.list_view.setAccessibleName(translate("SupervisorView", "Sends needing a decision"))
         self.list_view.setAlternatingRowColors(True)
         self.list_view.setModel(self.model)
         self.list_view.selectionModel().selectionChanged.connect(self._selection_changed)
 
-        self.reason_label = plain_label("Select a send on the left.")
+        self.reason_label = plain_label(translate("SupervisorView", "Select a send on the left."))
         self.reason_label.setWordWrap(True)
         self.reason_label.setObjectName("reason")
         self.customer_label = plain_label("—")
@@ -95,24 +108,24 @@ class SupervisorView(QWidget):
         self.key_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         form = QFormLayout()
         for title, label in (
-            ("Customer", self.customer_label),
-            ("Message", self.body_label),
-            ("Purpose", self.purpose_label),
-            ("State", self.state_label),
-            ("Attempts", self.attempts_label),
-            ("Age", self.age_label),
-            ("Last error", self.error_label),
-            ("Key", self.key_label),
+            (QT_TRANSLATE_NOOP("SupervisorView", "Customer"), self.customer_label),
+            (QT_TRANSLATE_NOOP("SupervisorView", "Message"), self.body_label),
+            (QT_TRANSLATE_NOOP("SupervisorView", "Purpose"), self.purpose_label),
+            (QT_TRANSLATE_NOOP("SupervisorView", "State"), self.state_label),
+            (QT_TRANSLATE_NOOP("SupervisorView", "Attempts"), self.attempts_label),
+            (QT_TRANSLATE_NOOP("SupervisorView", "Age"), self.age_label),
+            (QT_TRANSLATE_NOOP("SupervisorView", "Last error"), self.error_label),
+            (QT_TRANSLATE_NOOP("SupervisorView", "Key"), self.key_label),
         ):
-            form.addRow(plain_label(title), label)
+            form.addRow(plain_label(translate("SupervisorView", title)), label)
         self.evidence_list = QListWidget()
-        self.evidence_list.setAccessibleName("Evidence")
-        self.mark_sent_button = QPushButton("Mark sent")
-        self.mark_sent_button.setAccessibleName("Mark sent")
-        self.resend_button = QPushButton("Resend")
-        self.resend_button.setAccessibleName("Resend")
-        self.cancel_button = QPushButton("Cancel send")
-        self.cancel_button.setAccessibleName("Cancel send")
+        self.evidence_list.setAccessibleName(translate("SupervisorView", "Evidence"))
+        self.mark_sent_button = QPushButton(translate("SupervisorView", "Mark sent"))
+        self.mark_sent_button.setAccessibleName(translate("SupervisorView", "Mark sent"))
+        self.resend_button = QPushButton(translate("SupervisorView", "Resend"))
+        self.resend_button.setAccessibleName(translate("SupervisorView", "Resend"))
+        self.cancel_button = QPushButton(translate("SupervisorView", "Cancel send"))
+        self.cancel_button.setAccessibleName(translate("SupervisorView", "Cancel send"))
         self.cancel_button.setObjectName("danger")
         self.mark_sent_button.clicked.connect(self._mark_sent_clicked)
         self.resend_button.clicked.connect(self._resend_clicked)
@@ -122,11 +135,11 @@ class SupervisorView(QWidget):
         buttons.addWidget(self.resend_button)
         buttons.addWidget(self.cancel_button)
         buttons.addStretch(1)
-        detail_box = QGroupBox("Send")
+        detail_box = QGroupBox(translate("SupervisorView", "Send"))
         detail_layout = QVBoxLayout(detail_box)
         detail_layout.addWidget(self.reason_label)
         detail_layout.addLayout(form)
-        detail_layout.addWidget(plain_label("Evidence"))
+        detail_layout.addWidget(plain_label(translate("SupervisorView", "Evidence")))
         detail_layout.addWidget(self.evidence_list, 1)
         detail_layout.addLayout(buttons)
         splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -171,7 +184,7 @@ class SupervisorView(QWidget):
         """The customer's name when known, else their number."""
         if item.conversation_id is not None and item.conversation_id in self._customer_names:
             return self._customer_names[item.conversation_id]
-        return item.contact_name or item.to or "the customer"
+        return item.contact_name or item.to or translate("SupervisorView", "the customer")
 
     def _show(self, item: SupervisorItem | None) -> None:
         self._selected = item
@@ -179,7 +192,7 @@ class SupervisorView(QWidget):
             button.setEnabled(item is not None)
         self.evidence_list.clear()
         if item is None:
-            self.reason_label.setText("Select a send on the left.")
+            self.reason_label.setText(translate("SupervisorView", "Select a send on the left."))
             for label in (
                 self.customer_label,
                 self.purpose_label,
@@ -205,7 +218,9 @@ class SupervisorView(QWidget):
         if item.evidence:
             self.evidence_list.addItems([evidence_text(evidence) for evidence in item.evidence])
         else:
-            self.evidence_list.addItem("No status from WhatsApp for this send yet.")
+            self.evidence_list.addItem(
+                translate("SupervisorView", "No status from WhatsApp for this send yet.")
+            )
         if (
             item.conversation_id is not None
             and item.conversation_id not in self._customer_names
@@ -254,7 +269,11 @@ class SupervisorView(QWidget):
 
     def _on_resolved(self, message: MessageStatus) -> None:
         self.model.remove_key(message.key)
-        self.status_message.emit(f"Recorded: {message.key} is now {message.state}.")
+        self.status_message.emit(
+            translate("SupervisorView", "Recorded: {key} is now {state}.").format(
+                key=message.key, state=state_name(message.state)
+            )
+        )
         self.resolved.emit(message)
         self.refresh()
 

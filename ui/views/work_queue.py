@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QGroupBox, QListView, QSplitter, QVBoxLayout, QWid
 
 from ui.api.client import ApiClient
 from ui.api.resources import WorkItem
+from ui.i18n import translate
 from ui.models.paged import ItemRole
 from ui.models.work_queue import WorkQueueModel
 from ui.presentation import short_time
@@ -33,19 +34,19 @@ class WorkQueueView(QWidget):
         self.model = WorkQueueModel(api, runner, self)
         self.model.count_changed.connect(self._count_changed)
         self.list_view = QListView()
-        self.list_view.setAccessibleName("Unattributed replies")
+        self.list_view.setAccessibleName(translate("WorkQueueView", "Unattributed replies"))
         self.list_view.setModel(self.model)
         self.list_view.setAlternatingRowColors(True)
         self.list_view.selectionModel().selectionChanged.connect(self._selection_changed)
         self.model.modelReset.connect(self._nothing_selected)
 
-        self.reply_label = plain_label("Select a reply on the left.")
+        self.reply_label = plain_label(translate("WorkQueueView", "Select a reply on the left."))
         self.reply_label.setObjectName("quote")
         self.reply_label.setWordWrap(True)
         self.from_label = plain_label("")
         self.chooser = LinkChooser(api, runner)
         self.chooser.attributed.connect(self._placed)
-        detail_box = QGroupBox("Reply")
+        detail_box = QGroupBox(translate("WorkQueueView", "Reply"))
         detail_layout = QVBoxLayout(detail_box)
         detail_layout.addWidget(self.from_label)
         detail_layout.addWidget(self.reply_label)
@@ -53,9 +54,12 @@ class WorkQueueView(QWidget):
         detail_layout.addWidget(self.chooser)
         detail_layout.addStretch(1)
         explanation = plain_label(
-            "These replies quote none of our messages and came after messages nobody answered yet, "
-            "so nobody knows which one they answer. Link each to the message it answers (the newest "
-            "is chosen), or mark it as a new topic."
+            translate(
+                "WorkQueueView",
+                "These replies quote none of our messages and came after messages nobody answered yet, "
+                "so nobody knows which one they answer. Link each to the message it answers (the newest "
+                "is chosen), or mark it as a new topic.",
+            )
         )
         explanation.setWordWrap(True)
         explanation.setObjectName("hint")
@@ -104,13 +108,17 @@ class WorkQueueView(QWidget):
     def _show(self, item: WorkItem | None) -> None:
         self._selected = item
         if item is None:
-            self.reply_label.setText("Select a reply on the left.")
+            self.reply_label.setText(translate("WorkQueueView", "Select a reply on the left."))
             self.from_label.setText("")
             self.chooser.show_reply(None, None)
             return
         when = short_time(item.received_at, datetime.now(UTC))
-        self.from_label.setText(f"From {item.sender or 'customer'} at {when}")
-        self.reply_label.setText(f"“{item.text or '(no text)'}”")
+        self.from_label.setText(
+            translate("WorkQueueView", "From {sender} at {time}").format(
+                sender=item.sender or translate("WorkQueueView", "customer"), time=when
+            )
+        )
+        self.reply_label.setText(f"“{item.text or translate('WorkQueueView', '(no text)')}”")
         self.chooser.show_reply(item.wamid, item.conversation_id, item.candidates)
 
     def _placed(self, wamid: str, key: str) -> None:
