@@ -189,8 +189,9 @@ class LanguageSwitch:
             self._install(app, Path(qt_folder) / f"qtbase_{language}.qm")
         # The system's own locale when it speaks this language (en_GB keeps its 24-hour clock).
         system = QLocale.system()
-        same = system.name() == language or system.name().split("_")[0] == language.split("_")[0]
-        locale = system if same and language != "pt_BR" else QLocale(language)
+        # A language with a region (pt_BR) keeps its own; one without (es) takes the system's region.
+        same = system.name() == language or ("_" not in language and system.name().startswith(f"{language}_"))
+        locale = system if same else QLocale(language)
         QLocale.setDefault(locale)
         self.language = language
         _set_current_language(language)
