@@ -142,6 +142,24 @@ def journal_many(session: Session, entries: Iterable[tuple[str, dict[str, Any]]]
     note_journal_written(session)
 
 
+def journal_above(session: Session, seq: int, event_type: str, data: dict[str, Any], now: datetime) -> None:
+    """Add an entry numbered above `seq` and above every entry there is; later entries follow it.
+
+    After a restore the journal ends where the backup was taken, below seqs that clients already
+    saw: they ask for entries above theirs, so the journal must go on from past the highest they know.
+    """
+    floor = max(seq, last_seq(session))
+    if _numbered_after_commit(session):
+        # The sequencer draws seqs from the column's sequence: start it past the floor.
+        session.execute(
+            text("SELECT setval(pg_get_serial_sequence('journal', 'seq'), :floor)"), {"floor": floor}
+        )
+        journal(session, event_type, data, now)
+        return
+    session.execute(insert(_NUMBERED).values(seq=floor + 1, type=event_type, at=now, data=data))
+    note_journal_written(session)
+
+
 def _numbered_after_commit(session: Session) -> bool:
     return session.get_bind().dialect.name == "postgresql"
 

@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, select, text
+from sqlalchemy.exc import SQLAlchemyError
 
 from backend.database import Database, create_database
 from backend.database.engine import prepare_sqlite_file
 from backend.database.models import Conversation, InboundMessage, OutboxMessage
+from backend.journal import journal_above, last_seq
 from backend.operations import OperationsError
 from backend.operations.archive import (
     MEDIA_FOLDER,
@@ -36,6 +38,9 @@ from backend.outbox.restored import mark_restored_in_flight
 from backend.settings import CONFIG_FILE_NAME, Settings, make_private_folder
 
 log = logging.getLogger(__name__)
+
+# Journaled first after a restore: desks reload everything they show.
+DATABASE_RESTORED = "database.restored"
 
 PRE_RESTORE_PREFIX = "pre-restore-"
 
@@ -119,6 +124,7 @@ def restore_archive(
     staging.mkdir(mode=0o700)
     try:
         manifest = verify_archive(settings, archive_path, staging)
+        seen_up_to = _journal_position(settings)
         kept = _keep_current(settings, moment, config_file)
         try:
             _put_in_place(settings, staging, config_file)
@@ -134,6 +140,15 @@ def restore_archive(
         # The current data was just kept: no second backup before migrating an older archive.
         bring_schema_up_to_date(settings, database, now=now, backup_before=False)
         with database.transaction() as session:
+            # Desks saw the current journal up to `seen_up_to`: the restored one goes on above it,
+            # before anything the restore itself journals, so no desk misses a change.
+            journal_above(
+                session,
+                seen_up_to,
+                DATABASE_RESTORED,
+                {"archive": archive_path.name, "taken_at": manifest.get("taken_at")},
+                now(),
+            )
             made_unknown = mark_restored_in_flight(session, now())
         with database.reader() as session:
             conversations = session.scalar(select(func.count()).select_from(Conversation)) or 0
@@ -153,6 +168,20 @@ def restore_archive(
         kept,
     )
     return RestoreReport(manifest, kept, conversations, outbound, inbound, made_unknown)
+
+
+def _journal_position(settings: Settings) -> int:
+    """The newest journal seq of the data about to be replaced (0 when there is none to read)."""
+    if settings.is_sqlite and not sqlite_path(settings.database_url).exists():
+        return 0
+    database = create_database(settings.database_url)
+    try:
+        with database.reader() as session:
+            return last_seq(session)
+    except SQLAlchemyError:  # no database yet, or one without a journal: nobody saw anything of it
+        return 0
+    finally:
+        database.dispose()
 
 
 def _settings_file(settings: Settings, config_file: Path | None) -> Path:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from ui.api.client import BAD_RESPONSE, ApiClient, ApiError, ConversationChangedError
 from ui.api.resources import (
     CONVERSATION_STATUS_CHANGED,
+    DATABASE_RESTORED,
     NOTE_ADDED,
     PRESENCE_CHANGED,
     WINDOW_CLOSING,
@@ -941,3 +942,18 @@ def test_the_thread_model_knows_the_newest_entry_seen(qtbot: Any, window: MainWi
     )
     assert not window.inbox.thread_model.index_of_message("nothing").isValid()
     assert window.inbox.thread_model.canFetchMore(QModelIndex()) is False
+
+
+def test_a_restore_of_the_backend_reloads_what_the_desk_shows(
+    qtbot: Any, window: MainWindow, backend: FakeBackend
+) -> None:
+    inbox = window.inbox
+    with qtbot.waitSignal(inbox.conversations.loaded, timeout=10_000):
+        inbox.conversations.start()
+    assert inbox.conversations.row_of(4) is None
+    # The restored data holds a conversation this desk never heard of: no event will name it.
+    with backend.lock:
+        backend.conversations[4] = _conversation(4, "Dora")
+    window.handle_events([Event(seq=90, type=DATABASE_RESTORED, at=NOW)])
+    qtbot.waitUntil(lambda: inbox.conversations.row_of(4) is not None, timeout=10_000)
+    assert "restored from a backup" in window.statusBar().currentMessage()

@@ -43,6 +43,8 @@ CONTACT_OPTED_OUT = "contact.opted_out"
 CONTACT_OPTED_IN = "contact.opted_in"
 NUMBER_HEALTH_CHANGED = "number.health_changed"
 TEMPLATE_STATUS_CHANGED = "template.status_changed"
+# The backend was restored from a backup: everything shown may have changed.
+DATABASE_RESTORED = "database.restored"
 
 # Meta's status of a template that may be sent.
 APPROVED_TEMPLATE = "APPROVED"

@@ -26,6 +26,7 @@ from ui.api.resources import (
     CONVERSATION_ASSIGNED,
     CONVERSATION_LABELS_CHANGED,
     CONVERSATION_STATUS_CHANGED,
+    DATABASE_RESTORED,
     INBOUND_ATTRIBUTED,
     INBOUND_RECEIVED,
     MEDIA_UPDATED,
@@ -455,6 +456,12 @@ class MainWindow(QMainWindow):
         self.work_queue.refresh()
         self._refresh_supervisor()
 
+    def _reload_after_restore(self) -> None:
+        self.show_status("The inbox was restored from a backup; everything shown was loaded again.")
+        self.inbox.conversations.merge_first_page()
+        self.work_queue.refresh()
+        self._refresh_supervisor()
+
     # -- live events -------------------------------------------------------------------------
     def handle_events(self, events: list[Event]) -> None:
         """Route a batch of journal events to the panes that show what changed."""
@@ -536,6 +543,8 @@ class MainWindow(QMainWindow):
                 self._conversation_changed(conversation_id)
             elif event.type == TEMPLATE_STATUS_CHANGED:
                 self._load_templates()
+            elif event.type == DATABASE_RESTORED:
+                self._reload_after_restore()
         self.health.add_events(events)
 
     def _conversation_changed(self, conversation_id: int | None) -> None:
