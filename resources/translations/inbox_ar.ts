@@ -1106,6 +1106,10 @@ Send your reply anyway?</source>
         <translation>أُعيد الاتصال؛ لم يفت شيء.</translation>
     </message>
     <message>
+        <source>The inbox was restored from a backup; everything shown was loaded again.</source>
+        <translation>تمت استعادة صندوق الوارد من نسخة احتياطية؛ وأُعيد تحميل كل ما يُعرض.</translation>
+    </message>
+    <message>
         <source>A colleague</source>
         <translation>زميل</translation>
     </message>

@@ -1090,6 +1090,10 @@ Send your reply anyway?</source>
         <translation>Reconectado; no se perdió nada.</translation>
     </message>
     <message>
+        <source>The inbox was restored from a backup; everything shown was loaded again.</source>
+        <translation>La bandeja de entrada se restauró desde una copia de seguridad; todo lo que se muestra se volvió a cargar.</translation>
+    </message>
+    <message>
         <source>A colleague</source>
         <translation>Un compañero</translation>
     </message>

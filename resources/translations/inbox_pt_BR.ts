@@ -1090,6 +1090,10 @@ Enviar sua resposta mesmo assim?</translation>
         <translation>Reconectado; nada foi perdido.</translation>
     </message>
     <message>
+        <source>The inbox was restored from a backup; everything shown was loaded again.</source>
+        <translation>A caixa de entrada foi restaurada de um backup; tudo o que aparece foi carregado de novo.</translation>
+    </message>
+    <message>
         <source>A colleague</source>
         <translation>Um colega</translation>
     </message>

@@ -457,7 +457,11 @@ class MainWindow(QMainWindow):
         self._refresh_supervisor()
 
     def _reload_after_restore(self) -> None:
-        self.show_status("The inbox was restored from a backup; everything shown was loaded again.")
+        self.show_status(
+            translate(
+                "MainWindow", "The inbox was restored from a backup; everything shown was loaded again."
+            )
+        )
         self.inbox.conversations.merge_first_page()
         self.work_queue.refresh()
         self._refresh_supervisor()
