@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import Connection, MetaData, Table, delete, insert, select, update
 
 from app.composition import build_parts
 from backend.database import create_database, upgrade_database
-from backend.database.models import Contact, Conversation, InboundMessage, OutboxMessage
+from backend.database.models import Base, Contact, Conversation, InboundMessage, OutboxMessage
 from backend.inbox.retention import RetentionSweeper
 from backend.inbox.search import conversation_ids_matching, search_messages
 from backend.settings import PurposeRule
@@ -86,50 +87,58 @@ def test_conversation_ids_matching_finds_conversations_by_either_direction(api: 
         assert sorted(found) == [first]
 
 
+def _insert_as_of_then(connection: Connection, model: type[Base], **values: Any) -> int:
+    """Insert into the table as it is at an older revision, with the model's defaults filled in.
+
+    Columns that later migrations add are left out, so the test keeps working as the schema grows.
+    """
+    table = Table(model.__tablename__, MetaData(), autoload_with=connection)
+    for column in model.__table__.columns:
+        default = column.default
+        if column.name in table.c and column.name not in values and default is not None and default.is_scalar:
+            values[column.name] = default.arg
+    row_id: int = connection.execute(insert(table).values(**values).returning(table.c.id)).scalar_one()
+    return row_id
+
+
 def test_the_migration_indexes_messages_stored_before_it(database_maker: DatabaseMaker) -> None:
     url = database_maker.new_empty_url()
     database = create_database(url)
     try:
         upgrade_database(database, "0003")
         with database.engine.begin() as connection:
-            contact_id = connection.execute(
-                insert(Contact)
-                .values(wa_id="16505551234", number="+16505551234", created_at=AT)
-                .returning(Contact.id)
-            ).scalar_one()
-            conversation_id = connection.execute(
-                insert(Conversation)
-                .values(contact_id=contact_id, unread_count=0, created_at=AT)
-                .returning(Conversation.id)
-            ).scalar_one()
-            connection.execute(
-                insert(InboundMessage).values(
-                    wamid="wamid.OLD",
-                    contact_id=contact_id,
-                    conversation_id=conversation_id,
-                    type="text",
-                    text="Müller here, about the invoice",
-                    placement="conversation",
-                    raw={},
-                    sent_at=AT,
-                    received_at=AT,
-                )
+            contact_id = _insert_as_of_then(
+                connection, Contact, wa_id="16505551234", number="+16505551234", created_at=AT
             )
-            connection.execute(
-                insert(OutboxMessage).values(
-                    dedupe_key="invoice-1",
-                    to_number="+16505551234",
-                    purpose="invoice",
-                    kind="buttons",
-                    payload={
-                        "buttons": {"body": "Pay the invoice?", "buttons": [{"id": "y", "title": "Pay"}]}
-                    },
-                    state="sent",
-                    not_before=AT,
-                    conversation_id=conversation_id,
-                    created_at=AT + timedelta(minutes=1),
-                    updated_at=AT,
-                )
+            conversation_id = _insert_as_of_then(
+                connection, Conversation, contact_id=contact_id, unread_count=0, created_at=AT
+            )
+            _insert_as_of_then(
+                connection,
+                InboundMessage,
+                wamid="wamid.OLD",
+                contact_id=contact_id,
+                conversation_id=conversation_id,
+                type="text",
+                text="Müller here, about the invoice",
+                placement="conversation",
+                raw={},
+                sent_at=AT,
+                received_at=AT,
+            )
+            _insert_as_of_then(
+                connection,
+                OutboxMessage,
+                dedupe_key="invoice-1",
+                to_number="+16505551234",
+                purpose="invoice",
+                kind="buttons",
+                payload={"buttons": {"body": "Pay the invoice?", "buttons": [{"id": "y", "title": "Pay"}]}},
+                state="sent",
+                not_before=AT,
+                conversation_id=conversation_id,
+                created_at=AT + timedelta(minutes=1),
+                updated_at=AT,
             )
         upgrade_database(database)
         with database.reader() as session:
