@@ -2,8 +2,9 @@
 
 import sys
 
-from app.cli import main
-
-# Spawned child processes import this module again under another name; only the command runs `main`.
+# Spawned child processes import this module again under another name (`__mp_main__`); only the
+# command needs the whole command line, so children skip its imports and start faster.
 if __name__ == "__main__":
+    from app.cli import main
+
     sys.exit(main())
