@@ -174,6 +174,8 @@ def crash_during_traffic(url: str, workdir: Path, sizes: Sizes, *, kills: int, b
     """Scenarios 1 and 2: kill -9 `inbox serve` during sends and webhooks, restart, drain, count."""
     rng = random.Random(1 if back_to_back else 2)
     rig = Rig(url, workdir)
+    # A client's patience runs from the server's return: on a slow machine restarts outlast the spread.
+    rig.client_patience = sizes.patience_seconds
     try:
         serve = rig.start_serve()
         record = SendRecord()

@@ -204,6 +204,8 @@ class Rig:
         self.processes: list[BackendProcess] = []
         self.inbound_wamids: list[str] = []
         self.last_restart = time.monotonic()
+        # Set: clients keep trying until this long after the last restart, as patient clients would.
+        self.client_patience: float | None = None
         self.drain_log: list[tuple[float, dict[str, int]]] = []
         self._serial = itertools.count()
         options = {**FAST_SANDBOX, **(sandbox_options or {})}
@@ -390,7 +392,7 @@ class Rig:
             "purpose": purpose,
             "template": {"name": "order_shipped", "language": "en", "parameters": [key]},
         }
-        while time.monotonic() < deadline:
+        while time.monotonic() < self._sending_until(deadline):
             try:
                 response = self._client().post(
                     f"{self.api_url()}/v1/messages", json=body, headers={"Idempotency-Key": key}
@@ -408,6 +410,12 @@ class Rig:
             time.sleep(0.2)
         record.unacknowledged.add(key)
         return False
+
+    def _sending_until(self, deadline: float) -> float:
+        """When clients give up: the deadline, or `client_patience` after the last restart if later."""
+        if self.client_patience is None:
+            return deadline
+        return max(deadline, self.last_restart + self.client_patience)
 
     def send_many(
         self,
