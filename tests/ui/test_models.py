@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import QModelIndex
 
 from app.commands.demo import DemoStack
-from tests.ui.conftest import conversation_id_for, customer_writes, send_text, wait_for_state
+from tests.ui.conftest import conversation_id_for, customer_writes, send_text, wait_for, wait_for_state
 from ui.api.client import ApiClient
 from ui.api.resources import OutboundMessage
 from ui.models.conversations import ConversationListModel
@@ -22,6 +22,14 @@ pytestmark = pytest.mark.timeout(90)
 NUMBERS = ("+16505551234", "+16505551235", "+16505551236")
 
 
+def _work_queue_wamids(stack: DemoStack) -> set[str]:
+    """The wamids the work queue holds now."""
+    with stack.api() as client:
+        response = client.get("/v1/work-queue", params={"limit": 100})
+    assert response.status_code == 200, response.text
+    return {item["wamid"] for item in response.json()["items"]}
+
+
 def _busy_backend(stack: DemoStack) -> tuple[int, str]:
     """Three customers who wrote; one sent a business message, then a loose reply and a quoted one."""
     for number in NUMBERS:
@@ -30,7 +38,10 @@ def _busy_backend(stack: DemoStack) -> tuple[int, str]:
     key = send_text(stack, NUMBERS[0], "Your order ships today.")
     sent = wait_for_state(stack, key, {"sent", "delivered", "read"})
     # Unquoted right after a business message nobody answered: nobody can tell what it answers.
-    customer_writes(stack, NUMBERS[0], "And the other one?")
+    loose = customer_writes(stack, NUMBERS[0], "And the other one?")
+    # Stored before the next is written: two webhooks in flight at once may arrive in either order, and
+    # a quoted reply stored first, in the same second, would make the loose one plain chat after it.
+    wait_for(lambda: loose in _work_queue_wamids(stack))
     customer_writes(stack, NUMBERS[0], "Thanks!", context_id=sent["wamid"])
     return conversation_id, key
 
