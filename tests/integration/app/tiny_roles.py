@@ -18,6 +18,8 @@ from backend.journal import LocalJournalSignal
 STUBBORN = "stubborn"
 # Ready, then crashes with exit code 3 the first time it runs; steady afterwards.
 CRASH_ONCE = "crash-once"
+# Ready, then crashes with exit code 3 once its cue file appears, the first time it runs; steady afterwards.
+CRASH_ON_CUE = "crash-on-cue"
 # Ready, then crashes the first time; every later start fails before it is ready.
 BROKEN_AFTER_CRASH = "broken-after-crash"
 # Never ready: says why and ends.
@@ -31,6 +33,11 @@ CRASH_EXIT_CODE = 3
 def starts_file(data_dir: Path, role: str) -> Path:
     """One line per start of `role`, each the pid that started."""
     return data_dir / f"{role}.starts"
+
+
+def cue_file(data_dir: Path, role: str) -> Path:
+    """The file whose appearance tells `role` to act."""
+    return data_dir / f"{role}.cue"
 
 
 def _count_start(plan: ChildPlan) -> int:
@@ -54,6 +61,12 @@ def tiny_child(plan: ChildPlan) -> None:
     if plan.role in (CRASH_ONCE, BROKEN_AFTER_CRASH) and starts == 1:
         time.sleep(0.2)
         exit_child(CRASH_EXIT_CODE)
+    if plan.role == CRASH_ON_CUE and starts == 1:
+        cue = cue_file(plan.settings.data_dir, plan.role)
+        while not cue.exists() and not stop.wait(0.02):
+            pass
+        if not stop.is_set():
+            exit_child(CRASH_EXIT_CODE)
     if plan.role == STUBBORN:
         while True:
             time.sleep(1.0)
