@@ -81,6 +81,13 @@ class MediaStack:
             assert time.monotonic() < deadline, f"only {len(self.bodies)} of {count} webhooks arrived"
             time.sleep(0.01)
 
+    def wait_for_message(self, wamid: str) -> None:
+        """Until the webhook carrying the customer's message `wamid` is in the store."""
+        deadline = time.monotonic() + 10
+        while not any(wamid.encode() in body for body in list(self.bodies)):
+            assert time.monotonic() < deadline, f"the webhook of {wamid} did not arrive"
+            time.sleep(0.01)
+
     def receive(self, count: int = 1) -> None:
         """Wait for the webhooks and process them (as the background process would)."""
         self.wait_for_webhooks(count)

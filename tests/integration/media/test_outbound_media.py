@@ -46,9 +46,10 @@ def send(stack: MediaStack, key: str, body: dict[str, Any]) -> Any:
 
 def open_windows(stack: MediaStack, *numbers: str) -> None:
     """Each customer writes first, so free-form messages (files included) may go to them."""
-    for number in numbers:
-        stack.sandbox.inbound(number, "Hello")
-    stack.receive(len(numbers))
+    # Waited for by wamid: earlier bodies (status webhooks among them) already count towards any total.
+    for wamid in [stack.sandbox.inbound(number, "Hello") for number in numbers]:
+        stack.wait_for_message(wamid)
+    stack.receive(0)
 
 
 @pytest.mark.parametrize(
