@@ -79,6 +79,9 @@ class ClaimPlan:
     held: list[int] = field(default_factory=list)
     customer_next_at: dict[str, datetime] = field(default_factory=dict)
     rate_next_at: datetime | None = None
+    # By dispatched row: its customer's slot before this row booked it (None: the customer had none),
+    # handed back if the row is never sent.
+    customer_slot_before: dict[int, datetime | None] = field(default_factory=dict)
 
 
 def plan_claim(
@@ -122,6 +125,7 @@ def plan_claim(
             plan.deferred.append((candidate.id, customer_free, DEFER_PAIR_LIMIT))
             continue
         plan.dispatch.append((candidate.id, slot))
+        plan.customer_slot_before[candidate.id] = customer_free
         customer_next[candidate.to_number] = slot + pair_interval
         plan.customer_next_at[candidate.to_number] = slot + pair_interval
         if takes_tier_place:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Table, and_, func, or_, select, update
+from sqlalchemy import Table, and_, bindparam, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import ColumnElement
 
@@ -99,6 +99,10 @@ class ClaimedMessage:
     lease_expires_at: datetime | None = None
     # Meta's id of the row's file (a media message), uploaded before the row could be claimed.
     graph_media_id: str | None = None
+    # The customer's pacing slot as this booking left it, and as it was before (None: no slot yet):
+    # a row never sent hands the slot back, so its next claim need not wait out the pair interval.
+    customer_slot_booked: datetime | None = None
+    customer_slot_before: datetime | None = None
 
 
 def pacing_rules(settings: Settings, horizon_seconds: float = DEFAULT_HORIZON_SECONDS) -> PacingRules:
@@ -186,6 +190,7 @@ def claim_batch(
     claimed: list[ClaimedMessage] = []
     if plan.dispatch:
         moments = dict(plan.dispatch)
+        pair_interval = timedelta(seconds=rules.pair_interval)
         token = claim_token(worker_id)
         reserved_until = now + timedelta(seconds=rules.horizon_seconds + RESERVATION_MARGIN_SECONDS)
         # Reservations are not news for the journal: the row stays `queued` until it starts.
@@ -210,6 +215,8 @@ def claim_batch(
                     dispatch_at=moments[row_id],
                     token=token,
                     graph_media_id=row.graph_media_id,
+                    customer_slot_booked=moments[row_id] + pair_interval,
+                    customer_slot_before=plan.customer_slot_before.get(row_id),
                 )
             )
         claimed.sort(key=lambda message: message.dispatch_at)
@@ -271,19 +278,46 @@ def start_reserved(
 
 
 def release_reserved(session: Session, messages: Sequence[ClaimedMessage], now: datetime) -> int:
-    """Give up the reservations of rows never started: due again at once, for any claim.
+    """Give up the reservations of rows never started: due again at once, for any claim, their
+    customers' pacing slots handed back.
 
     No attempt was made and the row never left `queued`, so nothing is journaled.
     """
-    released = 0
+    released: list[int] = []
     for token, group in _by_token(messages).items():
-        result = session.execute(
-            transition_update(RELEASE, now, {"not_before": now}).where(
-                OUTBOX.c.id.in_([message.id for message in group]), held_by(token)
-            )
-        )
-        released += int(result.rowcount)  # type: ignore[attr-defined]
-    return released
+        released += session.scalars(
+            transition_update(RELEASE, now, {"not_before": now})
+            .where(OUTBOX.c.id.in_([message.id for message in group]), held_by(token))
+            .returning(OUTBOX.c.id)
+        ).all()
+    handed_back = set(released)
+    hand_back_customer_slots(session, [message for message in messages if message.id in handed_back])
+    return len(released)
+
+
+def hand_back_customer_slots(session: Session, messages: Sequence[ClaimedMessage]) -> None:
+    """Put back the customer slots these unsent rows booked, where no later booking moved them since.
+
+    Without it a row given back would wait out the pair interval for a message that never went.
+    """
+    restore = [
+        {
+            "slot_key": customer_slot_key(m.to_number),
+            "booked": m.customer_slot_booked,
+            "before": m.customer_slot_before,
+        }
+        for m in messages
+        if m.customer_slot_booked is not None
+    ]
+    if not restore:
+        return
+    booked = and_(PACING.c.key == bindparam("slot_key"), PACING.c.next_at == bindparam("booked"))
+    back = [entry for entry in restore if entry["before"] is not None]
+    gone = [entry for entry in restore if entry["before"] is None]
+    if back:
+        session.execute(update(PACING).where(booked).values(next_at=bindparam("before")), back)
+    if gone:
+        session.execute(delete(PACING).where(booked), gone)
 
 
 def _by_token(messages: Sequence[ClaimedMessage]) -> dict[str, list[ClaimedMessage]]:

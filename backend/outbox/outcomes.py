@@ -25,7 +25,7 @@ from backend.domain.transitions import (
     after_give_back,
     after_outcome,
 )
-from backend.outbox.claim import Changes, ClaimedMessage, upsert_slots
+from backend.outbox.claim import Changes, ClaimedMessage, hand_back_customer_slots, upsert_slots
 from backend.outbox.state_writes import (
     OUTBOX,
     ROW_ID,
@@ -155,6 +155,7 @@ def give_back_unsent(
     if not mine:
         return 0
     session.execute(transition_update(GIVE_BACK, now).where(OUTBOX.c.id.in_(mine)))
+    hand_back_customer_slots(session, [by_id[row_id] for row_id in mine])
     _journal(session, [(GIVE_BACK, _ref(by_id[i], states.SENDING, None)) for i in mine], changes, now)
     return len(mine)
 

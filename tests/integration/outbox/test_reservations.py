@@ -15,7 +15,8 @@ from sqlalchemy import event, text
 from app.composition import build_parts
 from backend.clock import utc_now
 from backend.database import Database, create_database
-from backend.domain.pacing import RATE_SLOT_KEY
+from backend.database.models import PacingSlot
+from backend.domain.pacing import RATE_SLOT_KEY, customer_slot_key
 from backend.outbox.claim import (
     RESERVATION_MARGIN_SECONDS,
     ClaimedMessage,
@@ -25,6 +26,7 @@ from backend.outbox.claim import (
     start_reserved,
     upsert_slots,
 )
+from backend.outbox.outcomes import give_back_unsent
 from backend.outbox.resolution import resolve_by_supervisor
 from backend.outbox.sender import OutboxSender
 from backend.settings import Settings
@@ -208,6 +210,58 @@ def test_a_released_reservation_is_due_again_at_once_without_an_attempt_or_a_jou
     # Another worker takes them at once.
     again = _claim(database, settings, stop, "b")
     assert sorted(message.dedupe_key for message in again) == sorted(keys)
+
+
+def _customer_slot(database: Database, to_number: str) -> datetime | None:
+    with database.reader() as session:
+        slot = session.get(PacingSlot, customer_slot_key(to_number))
+        return None if slot is None else slot.next_at
+
+
+def test_rows_never_sent_hand_their_customers_slots_back_so_the_next_claim_takes_them_at_once(
+    database: Database, settings_for: Callable[..., Settings]
+) -> None:
+    settings = settings_for(send_rate=10.0)
+    keys = _enqueue(database, settings, 2)
+    # The first customer had a message six seconds ago: their slot frees a tenth of a second from now.
+    earlier_send_frees_at = START + timedelta(seconds=0.1)
+    with database.transaction() as session:
+        upsert_slots(session, {customer_slot_key(number(0)): earlier_send_frees_at})
+    # Booked half a second on, so the claim reserves them rather than starting them.
+    _number_busy_until(database, START + timedelta(seconds=0.5))
+    reserved = _claim(database, settings, START + timedelta(seconds=0.2), "a")
+    assert len(reserved) == 2
+    assert all(
+        _customer_slot(database, message.to_number) == message.customer_slot_booked for message in reserved
+    )
+    # One reservation is given up, the other started and given back unsent (its moment slipped by).
+    released, started = sorted(reserved, key=lambda message: message.dispatch_at)
+    later = START + timedelta(seconds=0.4)
+    started = _start(database, [started], later)[0]
+    with database.transaction() as session:
+        assert release_reserved(session, [released], later) == 1
+        assert give_back_unsent(session, [started], later) == 1
+    # Each slot is as it was before the booking: the earlier send's, or none at all.
+    assert _customer_slot(database, number(0)) == earlier_send_frees_at
+    assert _customer_slot(database, number(1)) is None
+    # Both are booked again at once, not six seconds on.
+    again = _claim(database, settings, later, "b")
+    assert sorted(message.dedupe_key for message in again) == sorted(keys)
+    assert max(message.dispatch_at for message in again) < later + timedelta(seconds=1)
+
+
+def test_a_slot_booked_again_since_is_not_handed_back(
+    database: Database, settings_for: Callable[..., Settings]
+) -> None:
+    settings = settings_for(send_rate=10.0)
+    _enqueue(database, settings, 1)
+    _number_busy_until(database, START + timedelta(seconds=0.5))
+    (reserved,) = _claim(database, settings, START, "a")
+    booked_since = START + timedelta(seconds=30)
+    with database.transaction() as session:
+        upsert_slots(session, {customer_slot_key(reserved.to_number): booked_since})
+        assert release_reserved(session, [reserved], START + timedelta(seconds=0.1)) == 1
+    assert _customer_slot(database, reserved.to_number) == booked_since
 
 
 def test_reserved_rows_take_their_place_in_the_messaging_tier(
