@@ -34,6 +34,7 @@ from backend.domain.pacing import (
     PacingRules,
     PacingState,
     customer_slot_key,
+    paced_rate,
     plan_claim,
 )
 from backend.domain.quiet_hours import parse_quiet_hours
@@ -108,7 +109,7 @@ class ClaimedMessage:
 def pacing_rules(settings: Settings, horizon_seconds: float = DEFAULT_HORIZON_SECONDS) -> PacingRules:
     """The pacing limits the settings ask for."""
     return PacingRules(
-        rate=settings.send_rate,
+        rate=paced_rate(settings.send_rate),
         pair_interval=settings.pair_interval_seconds,
         horizon_seconds=horizon_seconds,
         quiet=parse_quiet_hours(settings.quiet_hours),

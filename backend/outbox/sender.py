@@ -33,7 +33,7 @@ import httpx
 
 from backend.domain.graph_body import UnsendablePayloadError, build_send_body
 from backend.domain.outcomes import OutcomeKind, SendOutcome, not_sent, outcome_of_answer, unknown
-from backend.domain.pacing import PacingRules, send_interval
+from backend.domain.pacing import PacingRules, paced_rate, send_interval
 from backend.domain.send_errors import PAYLOAD_UNSENDABLE_TITLE
 from backend.outbox.claim import (
     START_LEAD_SECONDS,
@@ -192,7 +192,7 @@ class OutboxSender:
             or max(settings.send_concurrency, min(MAX_AUTO_IN_FLIGHT, math.ceil(settings.send_rate * 1.5))),
         )
         self._horizon = horizon_seconds
-        self._interval = send_interval(settings.send_rate)
+        self._interval = send_interval(paced_rate(settings.send_rate))
         # How many started rows the dispatcher sends within STARTED_AHEAD at the send interval.
         self._start_room = max(1, STARTED_AHEAD // self._interval)
         self._arrival = datetime(2000, 1, 1, tzinfo=UTC)

@@ -16,7 +16,7 @@ from app.composition import build_parts
 from backend.clock import utc_now
 from backend.database import Database, create_database
 from backend.database.models import PacingSlot
-from backend.domain.pacing import RATE_SLOT_KEY, customer_slot_key
+from backend.domain.pacing import RATE_SLOT_KEY, customer_slot_key, paced_rate, send_interval
 from backend.outbox.claim import (
     RESERVATION_MARGIN_SECONDS,
     ClaimedMessage,
@@ -82,10 +82,10 @@ def test_a_claim_reserves_its_horizon_and_starts_only_the_rows_about_to_leave(
     settings = settings_for(send_rate=10.0)
     keys = _enqueue(database, settings, 12)
     claimed = _claim(database, settings, START, "w")
-    # Ten moments fit the one-second horizon at 10/s; only the first is due within the start lead.
-    assert [message.dispatch_at - START for message in claimed] == [
-        timedelta(seconds=i / 10) for i in range(10)
-    ]
+    # Ten moments fit the one-second horizon at 10/s (paced under the cap); only the first is due
+    # within the start lead.
+    interval = send_interval(paced_rate(10.0))
+    assert [message.dispatch_at - START for message in claimed] == [i * interval for i in range(10)]
     assert [message.lease_expires_at is not None for message in claimed] == [True] + [False] * 9
     token = claimed[0].token
     assert token.startswith("w/") and {message.token for message in claimed} == {token}
