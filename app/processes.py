@@ -107,8 +107,11 @@ class ChildPlan:
     lan_certificate: LanCertificate | None = None
     # Workers write a byte after each commit that journaled; the HTTP child reads them.
     journal_wake: socket.socket | None = None
-    # SQLite only: how many writers of the HTTP child wait for the write lock right now.
+    # SQLite only, for the HTTP and sender children: how many of this child's writers wait for the
+    # write lock right now (they poll for it, and go before the background's).
     urgent_writers: ctypes.c_int | None = None
+    # SQLite only, for the background child: the counts of the children whose writers go first.
+    yield_to: tuple[ctypes.c_int, ...] = ()
     # Formatted log lines for the supervisor, the one writer of the installation's log file; a socket
     # of this child's own, so a child killed mid-line holds nothing the others need.
     log_lines: socket.socket | None = None
@@ -262,7 +265,7 @@ class _PollingConnection(sqlite3.Connection):
 
 
 def take_write_lock_first(engine: Engine, urgent: UrgentWriters | None = None) -> None:
-    """Make the writers of `engine` (the HTTP process on SQLite) poll for the write lock.
+    """Make the writers of `engine` (the HTTP and sender processes on SQLite) poll for the write lock.
 
     Every connection of the engine is made with `_PollingConnection`; the webhook body writer and
     the API's transactions both begin with BEGIN IMMEDIATE through its cursors. With `urgent`,
@@ -281,19 +284,25 @@ def take_write_lock_first(engine: Engine, urgent: UrgentWriters | None = None) -
     event.listen(engine, "connect", tell_connection)
 
 
-def yield_to_urgent_writers(engine: Engine, urgent_writers: ctypes.c_int) -> None:
-    """Make each transaction of `engine` (a worker process on SQLite) let waiting HTTP writers go first.
+def yield_to_urgent_writers(engine: Engine, urgent_writers: Sequence[ctypes.c_int]) -> None:
+    """Make each transaction of `engine` (the background process on SQLite) let the waiting writers
+    counted in `urgent_writers` (the HTTP and sender processes') go first.
 
     A transaction that finds one waiting waits until none does (they poll, so that is a moment)
-    or URGENT_PATIENCE_SECONDS, so the workers always progress.
+    or URGENT_PATIENCE_SECONDS, so the background always progresses.
     """
     from sqlalchemy import event
 
+    counts = tuple(urgent_writers)
+
+    def someone_waits() -> bool:
+        return any(count.value for count in counts)
+
     def let_urgent_go_first(_connection: Any) -> None:
-        if not urgent_writers.value:
+        if not someone_waits():
             return
         deadline = time.monotonic() + URGENT_PATIENCE_SECONDS
-        while urgent_writers.value and time.monotonic() < deadline:
+        while someone_waits() and time.monotonic() < deadline:
             time.sleep(URGENT_POLL_SECONDS)
 
     # When a transaction's connection is taken, before its "begin" listener takes the write lock
@@ -406,8 +415,11 @@ class WorkersRole:
             pool_size=WORKER_POOL_SIZE,
             application_name=server_application_name(plan.role),
         )
-        if plan.urgent_writers is not None:
-            yield_to_urgent_writers(database.engine, plan.urgent_writers)
+        if database.is_sqlite and plan.urgent_writers is not None:
+            # The sender's calls wait for its short transactions: it polls for the lock as HTTP does.
+            take_write_lock_first(database.engine, UrgentWriters(plan.urgent_writers))
+        if plan.yield_to:
+            yield_to_urgent_writers(database.engine, plan.yield_to)
         parts = build_parts(settings, database, journal_signal=signal)
         workers = [worker for worker in build_workers(parts) if chosen(worker)]
         self._service = Service(parts=parts, web_app=None, workers=workers)
@@ -614,11 +626,16 @@ class Supervisor:
         # Journal wake-ups from the workers to the HTTP process, when this supervisor runs both.
         self._wake_reader: socket.socket | None = None
         self._wake_writer: socket.socket | None = None
-        self._urgent_writers: ctypes.c_int | None = None
         if Role.HTTP in self._roles and len(self._roles) > 1:
             self._wake_reader, self._wake_writer = socket.socketpair()
-            if settings.is_sqlite:
-                self._urgent_writers = self._context.RawValue(ctypes.c_int, 0)
+        # On SQLite, with other roles beside them: the waiting writers of the roles that go first.
+        self._urgent_writers: dict[str, ctypes.c_int] = {}
+        if settings.is_sqlite and len(self._roles) > 1:
+            self._urgent_writers = {
+                role: self._context.RawValue(ctypes.c_int, 0)
+                for role in self._roles
+                if role in (Role.HTTP, Role.SENDER)
+            }
         # Set when a role kept failing before it was ready: the reason everything stopped.
         self.failure: str | None = None
         self._log_handler = log_handler
@@ -648,7 +665,8 @@ class Supervisor:
             lan_listener=self._lan_listener if role == Role.HTTP else None,
             lan_certificate=self._lan_certificate if role == Role.HTTP else None,
             journal_wake=wake,
-            urgent_writers=self._urgent_writers,
+            urgent_writers=self._urgent_writers.get(role),
+            yield_to=tuple(self._urgent_writers.values()) if role == Role.BACKGROUND else (),
         )
 
     def _spawn(self, role: str) -> None:
@@ -704,9 +722,9 @@ class Supervisor:
             pass
         child.control.close()
         del self._children[child.role]
-        if child.role == Role.HTTP and self._urgent_writers is not None:
+        if child.role in self._urgent_writers:
             # Writers it counted as waiting died with it.
-            self._urgent_writers.value = 0
+            self._urgent_writers[child.role].value = 0
         if self._stopping:
             return exit_code
         history = self._history[child.role]
