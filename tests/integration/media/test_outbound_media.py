@@ -46,9 +46,7 @@ def send(stack: MediaStack, key: str, body: dict[str, Any]) -> Any:
 
 def open_windows(stack: MediaStack, *numbers: str) -> None:
     """Each customer writes first, so free-form messages (files included) may go to them."""
-    for number in numbers:
-        stack.sandbox.inbound(number, "Hello")
-    stack.receive(len(numbers))
+    stack.receive_messages(*(stack.sandbox.inbound(number, "Hello") for number in numbers))
 
 
 @pytest.mark.parametrize(
