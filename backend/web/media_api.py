@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import mimetypes
-
 from flask import Blueprint, Flask, Response, jsonify, request, send_file
 from sqlalchemy import select
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -15,6 +13,7 @@ from backend.media.store import MediaStore
 from backend.web.common import caller, now, require_token
 from backend.web.context import web_context
 from backend.web.errors import ApiError
+from backend.web.media_upload import UploadFormError, receive_upload
 
 blueprint = Blueprint("media", __name__, url_prefix="/v1")
 blueprint.before_request(require_token)
@@ -66,39 +65,36 @@ def get_media(media_id: str) -> Response:
 def upload_media() -> tuple[Response, int]:
     """Keep a file to send (multipart, field `file`): 201 with its id; Meta's types and size limits apply."""
     user = caller()
+    multipart = request.mimetype == "multipart/form-data"
+    boundary = request.mimetype_params.get("boundary", "") if multipart else ""
+    if not boundary or not boundary.isascii():
+        raise ApiError(400, "invalid_media", "Send the file as multipart/form-data in the field `file`.")
+    store = MediaStore.for_settings(web_context().settings)
     try:
-        upload = request.files.get("file")
+        # Streamed into the store as it arrives: a 100 MB document is never held in memory.
+        received = receive_upload(request.stream, boundary.encode("ascii"), store)
     except RequestEntityTooLarge:
         raise ApiError(413, "media_too_large", "A file may be at most 100 MB (a document).") from None
-    if upload is None:
-        raise ApiError(400, "invalid_media", "Send the file as multipart/form-data in the field `file`.")
-    mime_type = (upload.mimetype or "").strip().lower()
-    if not mime_type or mime_type == "application/octet-stream":
-        guessed, _ = mimetypes.guess_type(upload.filename or "")
-        mime_type = guessed or mime_type
-    try:
-        content = upload.read()
-    finally:
-        # A large upload is spooled to a temporary file by the form parser: let it go now.
-        upload.close()
-    try:
-        rules.check_upload(mime_type, len(content))
+    except UploadFormError as error:
+        raise ApiError(400, "invalid_media", str(error)) from None
     except rules.MediaRefusedError as refusal:
         raise ApiError(_STATUS_OF_REFUSAL[refusal.code], refusal.code, str(refusal)) from None
-    filename = rules.safe_filename(upload.filename, "") or None
-    mime_type = rules.base_mime_type(mime_type)
-    digest = MediaStore.for_settings(web_context().settings).put(content)
     with web_context().database.transaction() as session:
         row = add_upload(
             session,
-            digest=digest,
-            mime_type=mime_type,
-            size=len(content),
-            filename=filename,
+            digest=received.digest,
+            mime_type=received.mime_type,
+            size=received.size,
+            filename=received.filename,
             created_by=user.id,
             now=now(),
         )
-        answer = {"id": row.media_id, "mime_type": mime_type, "size": len(content), "sha256": digest}
+        answer = {
+            "id": row.media_id,
+            "mime_type": received.mime_type,
+            "size": received.size,
+            "sha256": received.digest,
+        }
     return jsonify(answer), 201
 
 
