@@ -8,6 +8,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from backend.database.models import MediaFile
 from backend.domain import media as rules
+from backend.media.duration import duration_seconds
 from backend.media.records import add_upload, retry_media
 from backend.media.store import MediaStore
 from backend.web.common import caller, now, require_token
@@ -79,6 +80,8 @@ def upload_media() -> tuple[Response, int]:
         raise ApiError(400, "invalid_media", str(error)) from None
     except rules.MediaRefusedError as refusal:
         raise ApiError(_STATUS_OF_REFUSAL[refusal.code], refusal.code, str(refusal)) from None
+    # Only headers are read, so a long recording costs no more than a short one.
+    length = duration_seconds(store.path_of(received.digest), received.mime_type)
     with web_context().database.transaction() as session:
         row = add_upload(
             session,
@@ -88,12 +91,14 @@ def upload_media() -> tuple[Response, int]:
             filename=received.filename,
             created_by=user.id,
             now=now(),
+            duration_seconds=length,
         )
         answer = {
             "id": row.media_id,
             "mime_type": received.mime_type,
             "size": received.size,
             "sha256": received.digest,
+            "duration_seconds": length,
         }
     return jsonify(answer), 201
 
