@@ -93,11 +93,21 @@ def check_type(mime_type: str) -> MediaLimit:
     return limit
 
 
+_A_FILE_OF_KIND: Final = {
+    "image": "an image",
+    "audio": "an audio file",
+    "video": "a video",
+    "document": "a document",
+    "sticker": "a sticker",
+}
+
+
 def too_large(limit: MediaLimit, size: int | None = None) -> MediaRefusedError:
     """The refusal of a file past its kind's limit (size None: refused before its end was read)."""
     this_file = "this file is larger" if size is None else f"this file is {_size_words(size)}"
     return MediaRefusedError(
-        "media_too_large", f"a {limit.kind} may be at most {_size_words(limit.max_bytes)}; {this_file}"
+        "media_too_large",
+        f"{_A_FILE_OF_KIND[limit.kind]} may be at most {_size_words(limit.max_bytes)}; {this_file}",
     )
 
 

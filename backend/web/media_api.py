@@ -14,7 +14,7 @@ from backend.media.store import MediaStore
 from backend.web.common import caller, now, require_token
 from backend.web.context import web_context
 from backend.web.errors import ApiError
-from backend.web.media_upload import UploadFormError, receive_upload
+from backend.web.media_upload import UploadFormError, discard_rest, receive_upload
 
 blueprint = Blueprint("media", __name__, url_prefix="/v1")
 blueprint.before_request(require_token)
@@ -77,8 +77,10 @@ def upload_media() -> tuple[Response, int]:
     except RequestEntityTooLarge:
         raise ApiError(413, "media_too_large", "A file may be at most 100 MB (a document).") from None
     except UploadFormError as error:
+        discard_rest(request.stream)
         raise ApiError(400, "invalid_media", str(error)) from None
     except rules.MediaRefusedError as refusal:
+        discard_rest(request.stream)
         raise ApiError(_STATUS_OF_REFUSAL[refusal.code], refusal.code, str(refusal)) from None
     # Only headers are read, so a long recording costs no more than a short one.
     length = duration_seconds(store.path_of(received.digest), received.mime_type)

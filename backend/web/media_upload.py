@@ -3,7 +3,8 @@
 The request is read a chunk at a time. The `file` part's bytes go straight to a file in the data
 folder while they are hashed, and the file moves into the content-addressed store once its last byte
 is in. Its type is judged from the part's headers before any byte is written, and the upload is
-refused the moment it passes its kind's limit: the rest of the body is not read.
+refused the moment it passes its kind's limit: nothing more is written, and the rest of the body is
+only read past, a chunk at a time, so the client hears the refusal.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import mimetypes
 from dataclasses import dataclass
 from typing import Final, Protocol
 
+from werkzeug.exceptions import HTTPException
 from werkzeug.http import parse_options_header
 from werkzeug.sansio.multipart import Data, Epilogue, Field, File, MultipartDecoder, NeedData
 
@@ -71,6 +73,23 @@ class _FilePart:
         self.incoming.write(chunk)
         if self.incoming.size > self.limit.max_bytes:
             raise rules.too_large(self.limit)
+
+
+def discard_rest(stream: Readable) -> int:
+    """Read what is left of a refused body in small pieces and drop it; how many bytes that was.
+
+    The refusal is decided and nothing more is kept the moment a file passes its limit, but the client
+    is still sending: reading the rest lets it receive the answer, and reading it here, a chunk at a
+    time, keeps a server that would drain it itself from holding it in memory in one piece.
+    """
+    discarded = 0
+    try:
+        while chunk := stream.read(CHUNK_BYTES):
+            discarded += len(chunk)
+    except HTTPException:
+        # Past the largest body any upload may have, or the client went away: nothing more to read.
+        pass
+    return discarded
 
 
 def receive_upload(stream: Readable, boundary: bytes, store: MediaStore) -> ReceivedUpload:

@@ -1,6 +1,6 @@
 """POST /v1/media streams the file into the store: memory stays small whatever the file's size, a file
-past its kind's limit is refused as soon as the limit is crossed (the rest is never read), and nothing
-is left in the data folder by a refusal."""
+past its kind's limit is refused as soon as the limit is crossed (nothing more is kept; the rest is read
+past so the client hears it), and nothing is left in the data folder by a refusal."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from backend.media.store import INCOMING_PREFIX, MediaStore
+from backend.media.store import INCOMING_PREFIX, IncomingFile, MediaStore
 from tests.integration.media.conftest import MediaStack
 from tests.integration.media.test_outbound_media import BOUNDARY, upload
 
@@ -102,6 +102,20 @@ def test_a_15_mb_voice_note_is_kept_without_holding_it_in_memory(media_stack: Me
     assert _leftovers(media_stack) == []
 
 
+@pytest.fixture
+def written(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many bytes each file being received held after each write."""
+    sizes: list[int] = []
+    real_write = IncomingFile.write
+
+    def write(self: IncomingFile, chunk: bytes) -> None:
+        real_write(self, chunk)
+        sizes.append(self.size)
+
+    monkeypatch.setattr(IncomingFile, "write", write)
+    return sizes
+
+
 @pytest.mark.parametrize(
     ("mime_type", "limit"),
     [
@@ -112,25 +126,35 @@ def test_a_15_mb_voice_note_is_kept_without_holding_it_in_memory(media_stack: Me
     ],
 )
 def test_a_file_past_its_limit_is_refused_as_soon_as_the_limit_is_crossed(
-    media_stack: MediaStack, mime_type: str, limit: int
+    media_stack: MediaStack, written: list[int], mime_type: str, limit: int
 ) -> None:
     # The body says 100 MB and a little: within what the listener takes, past every kind but documents.
     size = 100 * MB + 512 * 1024 if mime_type == "application/pdf" else 100 * MB
     body = MultipartBody(size, mime_type)
-    answer = _post(media_stack, body)
+    tracemalloc.start()
+    try:
+        answer = _post(media_stack, body)
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
     assert answer.status_code == 413
     error = answer.get_json()["error"]
     assert error["code"] == "media_too_large" and "at most" in error["message"]
-    # Read up to the limit and one chunk past it, never the rest.
-    assert limit < body.read_bytes <= limit + len(body.head) + 128 * 1024
+    # Nothing was kept past the chunk that crossed the limit, and that was removed.
+    assert limit < max(written) <= limit + 64 * 1024
     assert _leftovers(media_stack) == []
+    # The rest was read past, so the client hears the answer, and never held in memory.
+    assert body.read_bytes == body.length
+    assert peak < 3 * MB, f"peak {peak / MB:.1f} MB"
 
 
-def test_a_type_meta_refuses_is_refused_before_its_bytes_are_read(media_stack: MediaStack) -> None:
+def test_a_type_meta_refuses_is_refused_before_a_byte_is_kept(
+    media_stack: MediaStack, written: list[int]
+) -> None:
     body = MultipartBody(50 * MB, "video/quicktime", "clip.mov")
     answer = _post(media_stack, body)
     assert answer.status_code == 400 and answer.get_json()["error"]["code"] == "unsupported_media_type"
-    assert body.read_bytes <= 128 * 1024
+    assert written == []
     assert _leftovers(media_stack) == []
 
 
