@@ -253,11 +253,11 @@ class ThreadDelegate(QStyledItemDelegate):
         self._thumbnails = thumbnails
         self._playback = playback
         if thumbnails is not None:
-            thumbnails.thumbnail_ready.connect(self._thumbnail_arrived)
-            thumbnails.thumbnail_failed.connect(self._thumbnail_arrived)
+            thumbnails.thumbnail_ready.connect(self._media_changed)
+            thumbnails.thumbnail_failed.connect(self._media_changed)
         if playback is not None:
             # Each second a voice note plays, and when it stops, its bubble says so.
-            playback.playback_changed.connect(self._thumbnail_arrived)
+            playback.playback_changed.connect(self._playback_moved)
         self._viewport: QWidget | None = None
         self._size_cache: dict[tuple[str, int], QSize] = {}
         self._lines_cache: dict[str, tuple[str, str, str]] = {}
@@ -267,10 +267,16 @@ class ThreadDelegate(QStyledItemDelegate):
         self._size_cache.clear()
         self._lines_cache.clear()
 
-    def _thumbnail_arrived(self, _media_id: str) -> None:
-        """A picture is ready (or cannot be shown), or a voice note plays on: rows are measured and painted
-        again."""
+    def _media_changed(self, _media_id: str) -> None:
+        """A picture is ready (or cannot be shown): rows are measured and painted again."""
         self._size_cache.clear()
+        self._lay_out_again()
+
+    def _playback_moved(self, _media_id: str) -> None:
+        """A voice note started, played a second on or stopped: its row (alone new to the caches) again."""
+        self._lay_out_again()
+
+    def _lay_out_again(self) -> None:
         viewport = getattr(self._view, "viewport", None)
         if viewport is not None:
             viewport().update()
