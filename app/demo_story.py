@@ -19,7 +19,7 @@ from typing import Any, Final
 
 import httpx
 
-from backend.sandbox.pictures import cracked_mug
+from backend.sandbox.pictures import cracked_mug, opus_voice_note
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +34,8 @@ WAIT_SECONDS: Final = 15.0
 FEED_WAIT_SECONDS: Final = 2
 # A presence row lives 30 s; refresh well within it while an agent stays in a conversation.
 PRESENCE_REFRESH_SECONDS: Final = 10.0
+# Marcus's voice note about the crack.
+VOICE_NOTE_SECONDS: Final = 7.0
 DAY_NAMES: Final = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 MONTH_NAMES: Final = (
     "January",
@@ -64,13 +66,13 @@ GRACE: Final = Customer("+16505550101", "Grace Whitfield")  # asks about an orde
 TOM: Final = Customer("+16505550102", "Tom Becker")  # confirms an appointment reminder with its button
 PRIYA: Final = Customer("+16505550103", "Priya Nair")  # two reminders, then "Yes" to neither in particular
 LUCIA: Final = Customer("+34611204387", "Lucía Fernández")  # writes in Spanish
-MARCUS: Final = Customer("+16505550105", "Marcus Obi")  # sends a photo of a broken mug
+MARCUS: Final = Customer("+16505550105", "Marcus Obi")  # sends a photo of a broken mug and a voice note
 HANNAH: Final = Customer("+16505550106", "Hannah Kowalski")  # waits for a restock: snoozed
 BEN: Final = Customer("+16505550107", "Ben Carter")  # a return, waiting for his order number: pending
 RAVI: Final = Customer("+16505550108", "Ravi Menon")  # asks about a shipping notice without quoting it
 NORA: Final = Customer("+16505550109", "Nora Lindqvist")  # answers a win-back offer with STOP: opted out
 CAST: Final = (GRACE, TOM, PRIYA, LUCIA, MARCUS, HANNAH, BEN, RAVI, NORA)
-# The conversation the inbox screenshot opens: text, a reply, a photo, a note and a label.
+# The conversation the inbox screenshot opens: text, a reply, a photo, a voice note, a note and a label.
 SHOWCASE: Final = MARCUS
 
 # What an agent answers to each thing the background customers open a chat with.
@@ -458,7 +460,7 @@ class Story:
         self.add_label(STORY_SUPERVISOR, conversation, "reserved")
 
     def broken_mug_photo(self) -> None:
-        """A complaint with a photo, a note asking the supervisor, her answer, and a colleague typing."""
+        """A complaint with a photo and a voice note, a note to the supervisor, her answer, someone typing."""
         conversation = self.customer_says(
             MARCUS, text="Hi, my mug arrived today with a crack in the handle 😕"
         )
@@ -478,6 +480,13 @@ class Story:
             "caption": "Here it is, the crack is on the left of the handle",
         }
         self.customer_says(MARCUS, media=photo)
+        # A voice note as WhatsApp records one (Ogg Opus): its bubble shows how long it lasts.
+        voice_note = {
+            "type": "audio",
+            "mime_type": "audio/ogg; codecs=opus",
+            "content_b64": base64.b64encode(opus_voice_note(VOICE_NOTE_SECONDS)).decode(),
+        }
+        self.customer_says(MARCUS, media=voice_note)
         self.add_label(STORY_AGENT, conversation, "damaged")
         self.add_note(
             STORY_AGENT, conversation, "@dana Broken in transit, photo above. Replacement or refund?"

@@ -70,6 +70,26 @@ def size_text(size: int | None) -> str:
     return translate("presentation", "{size} KB").format(size=number_text(max(1, round(size / 1024))))
 
 
+def clock_text(seconds: float) -> str:
+    """A point in a recording or its length as a clock: '0:07', '12:05', '1:02:03' (whole seconds down)."""
+    locale = QLocale()
+    hours, rest = divmod(max(0, int(seconds)), 3600)
+    minutes, whole_seconds = divmod(rest, 60)
+
+    def two_digits(value: int) -> str:
+        text = locale.toString(value)
+        return text if value >= 10 else locale.zeroDigit() + text
+
+    if hours:
+        return f"{locale.toString(hours)}:{two_digits(minutes)}:{two_digits(whole_seconds)}"
+    return f"{locale.toString(minutes)}:{two_digits(whole_seconds)}"
+
+
+def length_text(seconds: float) -> str:
+    """How long a voice note or video lasts, to the nearest second (never '0:00' for a short one)."""
+    return clock_text(max(1, int(seconds + 0.5)))
+
+
 def duration_text(remaining: timedelta) -> str:
     """'23 h 59 m' or '45 m', in the locale's digits and unit words."""
     minutes = int(remaining.total_seconds() // 60)

@@ -9,6 +9,7 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -507,6 +508,9 @@ class MediaFile(Base):
     content_hash: Mapped[str | None] = mapped_column(String(64), index=True)
     filename: Mapped[str | None] = mapped_column(String(255))
     size: Mapped[int | None] = mapped_column(BigInteger)
+    # How long a voice note, audio file or video lasts, read from its headers once kept; null for other
+    # files, for one whose length cannot be read (AMR, a broken file) and for files kept before 0009.
+    duration_seconds: Mapped[float | None] = mapped_column(Float)
     # pending (not downloaded yet) | stored | failed (after the last try; `error` says why)
     state: Mapped[str] = mapped_column(String(20))
     error: Mapped[str | None] = mapped_column(Text)

@@ -80,8 +80,8 @@ def limit_for(mime_type: str) -> MediaLimit | None:
     return None
 
 
-def check_upload(mime_type: str, size: int) -> MediaLimit:
-    """The limit a file meets, or MediaRefusedError saying which rule it breaks."""
+def check_type(mime_type: str) -> MediaLimit:
+    """The limit a file of this type falls under, or MediaRefusedError when Meta takes no such file."""
     limit = limit_for(mime_type)
     if limit is None:
         raise MediaRefusedError(
@@ -90,13 +90,39 @@ def check_upload(mime_type: str, size: int) -> MediaLimit:
             "send an image (jpeg, png), audio (aac, amr, mpeg, mp4, ogg), video (mp4, 3gpp), "
             "a document (pdf, office, text) or a sticker (webp)",
         )
+    return limit
+
+
+_A_FILE_OF_KIND: Final = {
+    "image": "an image",
+    "audio": "an audio file",
+    "video": "a video",
+    "document": "a document",
+    "sticker": "a sticker",
+}
+
+
+def too_large(limit: MediaLimit, size: int | None = None) -> MediaRefusedError:
+    """The refusal of a file past its kind's limit (size None: refused before its end was read)."""
+    this_file = "this file is larger" if size is None else f"this file is {_size_words(size)}"
+    return MediaRefusedError(
+        "media_too_large",
+        f"{_A_FILE_OF_KIND[limit.kind]} may be at most {_size_words(limit.max_bytes)}; {this_file}",
+    )
+
+
+def check_size(limit: MediaLimit, size: int) -> None:
+    """MediaRefusedError when a whole file of `size` bytes breaks its kind's limit or is empty."""
     if size > limit.max_bytes:
-        raise MediaRefusedError(
-            "media_too_large",
-            f"a {limit.kind} may be at most {_size_words(limit.max_bytes)}; this file is {_size_words(size)}",
-        )
+        raise too_large(limit, size)
     if size == 0:
         raise MediaRefusedError("empty_media", "the file is empty")
+
+
+def check_upload(mime_type: str, size: int) -> MediaLimit:
+    """The limit a file meets, or MediaRefusedError saying which rule it breaks."""
+    limit = check_type(mime_type)
+    check_size(limit, size)
     return limit
 
 

@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_INTERVAL_SECONDS = 3600.0
 BATCH = 1000
+# A file half received this long ago belongs to an upload whose process died: nobody finishes it.
+ABANDONED_UPLOAD_SECONDS = 24 * 3600.0
 # Rows still waiting for something (queued, sending, unknown, held) are never removed, however old.
 FINISHED_STATES = (
     states.ACCEPTED,
@@ -49,6 +51,7 @@ class RetentionResult:
     outbox_rows: int = 0
     idempotency_records: int = 0
     media_files: int = 0
+    abandoned_uploads: int = 0
 
 
 class RetentionSweeper:
@@ -83,11 +86,11 @@ class RetentionSweeper:
         for purpose in purposes:
             cutoff = now - timedelta(days=settings.rule_for(purpose).retention_days)
             result.outbox_rows += self._delete_outbox(purpose, cutoff)
+        store = MediaStore.for_settings(settings)
         result.media_files = remove_old_media(
-            self._database,
-            MediaStore.for_settings(settings),
-            now - timedelta(days=settings.media_retention_days),
+            self._database, store, now - timedelta(days=settings.media_retention_days)
         )
+        result.abandoned_uploads = store.remove_abandoned(ABANDONED_UPLOAD_SECONDS)
         return result
 
     def _delete_in_batches(self, model: Any, *conditions: Any) -> int:

@@ -22,6 +22,7 @@ from sqlalchemy.exc import OperationalError
 from backend.database.models import InboundMessage, MediaFile
 from backend.domain import media as rules
 from backend.journal import journal
+from backend.media.duration import duration_seconds
 from backend.media.store import MediaStore
 from backend.parts import BackendParts
 
@@ -48,6 +49,7 @@ class Claimed:
     media_id: str
     sha256: str | None
     attempts: int
+    mime_type: str | None
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,8 @@ class Fetched:
     digest: str
     size: int
     mime_type: str | None
+    # How long a voice note, audio or video lasts; None for other files and unreadable ones.
+    duration_seconds: float | None = None
 
 
 @dataclass
@@ -165,7 +169,9 @@ class MediaFetcher:
     def _claim(self) -> list[Claimed]:
         now = self._clock()
         query = (
-            select(MediaFile.id, MediaFile.media_id, MediaFile.sha256, MediaFile.attempts)
+            select(
+                MediaFile.id, MediaFile.media_id, MediaFile.sha256, MediaFile.attempts, MediaFile.mime_type
+            )
             .where(
                 MediaFile.state == rules.PENDING,
                 MediaFile.direction == rules.INBOUND,
@@ -191,7 +197,7 @@ class MediaFetcher:
                 .where(MediaFile.id.in_([row.id for row in rows]))
                 .values(lease_expires_at=now + timedelta(seconds=LEASE_SECONDS))
             )
-        return [Claimed(row.media_id, row.sha256, row.attempts) for row in rows]
+        return [Claimed(row.media_id, row.sha256, row.attempts, row.mime_type) for row in rows]
 
     def _fetch_one(self, claimed: Claimed) -> Fetched | FetchError:
         try:
@@ -228,9 +234,13 @@ class MediaFetcher:
             and not rules.matches_meta_sha256(content, expected_hash)
         ):
             raise FetchError("the downloaded file does not match Meta's SHA-256: it was corrupted")
-        mime_type = info.get("mime_type")
+        given_type = info.get("mime_type")
+        mime_type = given_type if isinstance(given_type, str) else None
         digest = self._store.put(content)
-        return Fetched(digest, len(content), mime_type if isinstance(mime_type, str) else None)
+        # Read here, on the download's thread in the background process: never on the webhook's path.
+        kept_type = mime_type or claimed.mime_type
+        length = duration_seconds(self._store.path_of(digest), kept_type)
+        return Fetched(digest, len(content), mime_type, length)
 
     def _resolve(self, media_id: str, headers: dict[str, str]) -> dict[str, Any]:
         url = f"{self._settings.graph_url.rstrip('/')}/{media_id}"
@@ -280,6 +290,7 @@ class MediaFetcher:
                         "state": rules.STORED,
                         "content_hash": outcome.digest,
                         "size": outcome.size,
+                        "duration_seconds": outcome.duration_seconds,
                         "error": None,
                         "stored_at": now,
                         "lease_expires_at": None,

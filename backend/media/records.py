@@ -70,6 +70,7 @@ def media_resource(
             "filename": None,
             "caption": caption,
             "size": None,
+            "duration_seconds": None,
             "state": rules.FAILED,
             "error": "the file is no longer kept",
         }
@@ -79,6 +80,7 @@ def media_resource(
         "filename": row.filename,
         "caption": caption,
         "size": row.size,
+        "duration_seconds": row.duration_seconds,
         "state": row.state,
         "error": row.error,
     }
@@ -121,6 +123,7 @@ def add_upload(
     filename: str | None,
     created_by: int | None,
     now: datetime,
+    duration_seconds: float | None = None,
 ) -> MediaFile:
     """Record a file an agent or a system uploaded, its bytes already in the store."""
     row = MediaFile(
@@ -131,6 +134,7 @@ def add_upload(
         content_hash=digest,
         filename=filename,
         size=size,
+        duration_seconds=duration_seconds,
         state=rules.STORED,
         attempts=0,
         created_by=created_by,

@@ -1,4 +1,4 @@
-"""Files the sandbox's customers send, made here: pictures as PNG bytes, voice notes as AMR."""
+"""Files the sandbox's customers send, made here: pictures as PNG bytes, voice notes as AMR or Ogg Opus."""
 
 from __future__ import annotations
 
@@ -72,3 +72,67 @@ def voice_note(seconds: float = 2.0) -> bytes:
         frames.append(_AMR_FRAME_HEADER)
         frames.extend(((number * 7 + index * 13) % 256) for index in range(_AMR_FRAME_BYTES))
     return bytes(frames)
+
+
+# Ogg Opus (RFC 7845) as WhatsApp records voice notes: 48 kHz granules, 20 ms packets of silence.
+_OGG_CRC_POLYNOMIAL = 0x04C11DB7
+_OPUS_SILENCE = b"\xf8\xff\xfe"  # one 20 ms CELT frame, full band, mono, of digital silence
+_OPUS_SAMPLES_PER_PACKET = 960
+_OPUS_PRE_SKIP = 312
+_PACKETS_PER_PAGE = 50
+
+
+def _ogg_crc_table() -> tuple[int, ...]:
+    table = []
+    for byte in range(256):
+        value = byte << 24
+        for _ in range(8):
+            value = ((value << 1) ^ _OGG_CRC_POLYNOMIAL) if value & 0x80000000 else value << 1
+        table.append(value & 0xFFFFFFFF)
+    return tuple(table)
+
+
+_OGG_CRC_TABLE = _ogg_crc_table()
+
+
+def _ogg_crc(data: bytes) -> int:
+    crc = 0
+    for byte in data:
+        crc = ((crc << 8) & 0xFFFFFFFF) ^ _OGG_CRC_TABLE[((crc >> 24) & 0xFF) ^ byte]
+    return crc
+
+
+def _ogg_page(packets: list[bytes], *, granule: int, serial: int, sequence: int, flags: int) -> bytes:
+    """One Ogg page holding whole packets (each under 255 bytes, so one lacing value each)."""
+    lacing = bytes(len(packet) for packet in packets)
+    header = struct.pack("<4sBBqIIIB", b"OggS", 0, flags, granule, serial, sequence, 0, len(lacing))
+    page = header + lacing + b"".join(packets)
+    checksum = struct.pack("<I", _ogg_crc(page))
+    return page[:22] + checksum + page[26:]
+
+
+def opus_voice_note(seconds: float = 2.0, serial: int = 0x5A17) -> bytes:
+    """A voice note as WhatsApp sends one (audio/ogg; codecs=opus) lasting `seconds`, of silence."""
+    head = struct.pack("<8sBBHIhB", b"OpusHead", 1, 1, _OPUS_PRE_SKIP, 48000, 0, 0)
+    vendor = b"whatsapp-shared-inbox sandbox"
+    tags = b"OpusTags" + struct.pack("<I", len(vendor)) + vendor + struct.pack("<I", 0)
+    pages = [
+        _ogg_page([head], granule=0, serial=serial, sequence=0, flags=0x02),
+        _ogg_page([tags], granule=0, serial=serial, sequence=1, flags=0x00),
+    ]
+    packets = max(1, round(seconds * 48000 / _OPUS_SAMPLES_PER_PACKET))
+    written = 0
+    while written < packets:
+        count = min(_PACKETS_PER_PAGE, packets - written)
+        written += count
+        pages.append(
+            _ogg_page(
+                [_OPUS_SILENCE] * count,
+                # The last page's granule says where the audio ends, the pre-skip included.
+                granule=written * _OPUS_SAMPLES_PER_PACKET + _OPUS_PRE_SKIP,
+                serial=serial,
+                sequence=len(pages),
+                flags=0x04 if written == packets else 0x00,
+            )
+        )
+    return b"".join(pages)

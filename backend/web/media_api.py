@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import mimetypes
-
 from flask import Blueprint, Flask, Response, jsonify, request, send_file
 from sqlalchemy import select
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from backend.database.models import MediaFile
 from backend.domain import media as rules
+from backend.media.duration import duration_seconds
 from backend.media.records import add_upload, retry_media
 from backend.media.store import MediaStore
 from backend.web.common import caller, now, require_token
 from backend.web.context import web_context
 from backend.web.errors import ApiError
+from backend.web.media_upload import UploadFormError, discard_rest, receive_upload
 
 blueprint = Blueprint("media", __name__, url_prefix="/v1")
 blueprint.before_request(require_token)
@@ -66,39 +66,42 @@ def get_media(media_id: str) -> Response:
 def upload_media() -> tuple[Response, int]:
     """Keep a file to send (multipart, field `file`): 201 with its id; Meta's types and size limits apply."""
     user = caller()
+    multipart = request.mimetype == "multipart/form-data"
+    boundary = request.mimetype_params.get("boundary", "") if multipart else ""
+    if not boundary or not boundary.isascii():
+        raise ApiError(400, "invalid_media", "Send the file as multipart/form-data in the field `file`.")
+    store = MediaStore.for_settings(web_context().settings)
     try:
-        upload = request.files.get("file")
+        # Streamed into the store as it arrives: a 100 MB document is never held in memory.
+        received = receive_upload(request.stream, boundary.encode("ascii"), store)
     except RequestEntityTooLarge:
         raise ApiError(413, "media_too_large", "A file may be at most 100 MB (a document).") from None
-    if upload is None:
-        raise ApiError(400, "invalid_media", "Send the file as multipart/form-data in the field `file`.")
-    mime_type = (upload.mimetype or "").strip().lower()
-    if not mime_type or mime_type == "application/octet-stream":
-        guessed, _ = mimetypes.guess_type(upload.filename or "")
-        mime_type = guessed or mime_type
-    try:
-        content = upload.read()
-    finally:
-        # A large upload is spooled to a temporary file by the form parser: let it go now.
-        upload.close()
-    try:
-        rules.check_upload(mime_type, len(content))
+    except UploadFormError as error:
+        discard_rest(request.stream)
+        raise ApiError(400, "invalid_media", str(error)) from None
     except rules.MediaRefusedError as refusal:
+        discard_rest(request.stream)
         raise ApiError(_STATUS_OF_REFUSAL[refusal.code], refusal.code, str(refusal)) from None
-    filename = rules.safe_filename(upload.filename, "") or None
-    mime_type = rules.base_mime_type(mime_type)
-    digest = MediaStore.for_settings(web_context().settings).put(content)
+    # Only headers are read, so a long recording costs no more than a short one.
+    length = duration_seconds(store.path_of(received.digest), received.mime_type)
     with web_context().database.transaction() as session:
         row = add_upload(
             session,
-            digest=digest,
-            mime_type=mime_type,
-            size=len(content),
-            filename=filename,
+            digest=received.digest,
+            mime_type=received.mime_type,
+            size=received.size,
+            filename=received.filename,
             created_by=user.id,
             now=now(),
+            duration_seconds=length,
         )
-        answer = {"id": row.media_id, "mime_type": mime_type, "size": len(content), "sha256": digest}
+        answer = {
+            "id": row.media_id,
+            "mime_type": received.mime_type,
+            "size": received.size,
+            "sha256": received.digest,
+            "duration_seconds": length,
+        }
     return jsonify(answer), 201
 
 

@@ -30,6 +30,12 @@ _NULLABLE_STRING = _nullable(_STRING)
 _INTEGER = {"type": "integer"}
 _BOOLEAN = {"type": "boolean"}
 _STRINGS = {"type": "array", "items": _STRING}
+_DURATION = {
+    **_nullable({"type": "number", "minimum": 0}),
+    "description": "How long a voice note, audio file or video lasts, in seconds, read from the file once "
+    "it is kept; null for other files, while it is downloading, and when its length cannot be read "
+    "(AMR, a broken file).",
+}
 _STATUSES = ["open", "pending", "resolved", "snoozed"]
 _PLACEMENTS = ["reply", "work_queue", "conversation", "linked", "new_topic"]
 
@@ -186,8 +192,30 @@ def _schemas() -> dict[str, Schema]:
             },
             "reaction": _NULLABLE_STRING,
             "received_at": _TIME,
+            "media": {
+                **_ref("Media"),
+                "description": "Present on image, audio, video, document and sticker messages.",
+            },
         },
         ["direction", "wamid", "type", "text", "choice", "context_id", "attributed", "received_at"],
+    )
+    media = _object(
+        {
+            "id": {**_STRING, "description": "Meta's media id: GET /v1/media/{media_id} gives the bytes."},
+            "mime_type": _NULLABLE_STRING,
+            "filename": _NULLABLE_STRING,
+            "caption": _NULLABLE_STRING,
+            "size": {**_nullable(_INTEGER), "description": "Bytes, once the file is kept."},
+            "duration_seconds": _DURATION,
+            "state": {
+                "type": "string",
+                "enum": ["pending", "stored", "failed"],
+                "description": "pending: still being downloaded from WhatsApp; failed: after the last "
+                "try (`error` says why; POST /v1/media/{media_id}/retry tries again).",
+            },
+            "error": _NULLABLE_STRING,
+        },
+        ["id", "mime_type", "filename", "caption", "size", "duration_seconds", "state", "error"],
     )
     outbound = {
         "allOf": [
@@ -330,6 +358,7 @@ def _schemas() -> dict[str, Schema]:
         ),
         "Message": message,
         "InboundMessage": inbound,
+        "Media": media,
         "OutboundMessage": outbound,
         "Conversation": conversation,
         "Viewer": _object({"user": _STRING, "typing": _BOOLEAN, "since": _TIME}, ["user", "typing", "since"]),
@@ -1148,8 +1177,9 @@ def _paths() -> dict[str, Schema]:
                                     "mime_type": _STRING,
                                     "size": {"type": "integer"},
                                     "sha256": {"type": "string", "description": "hex SHA-256 of the bytes"},
+                                    "duration_seconds": _DURATION,
                                 },
-                                ["id", "mime_type", "size", "sha256"],
+                                ["id", "mime_type", "size", "sha256", "duration_seconds"],
                             ),
                         )
                     },

@@ -1133,16 +1133,20 @@ Send your reply anyway?</source>
         <translation>صورة</translation>
     </message>
     <message>
+        <source>Stopped the voice note.</source>
+        <translation>أُوقفت الرسالة الصوتية.</translation>
+    </message>
+    <message>
+        <source>Could not play the voice note: {reason}</source>
+        <translation>تعذّر تشغيل الرسالة الصوتية: {reason}</translation>
+    </message>
+    <message>
         <source>Downloading the file again…</source>
         <translation>جارٍ تنزيل الملف مجددًا…</translation>
     </message>
     <message>
         <source>Playing the voice note…</source>
         <translation>جارٍ تشغيل الرسالة الصوتية…</translation>
-    </message>
-    <message>
-        <source>Playing the voice note ({length}).</source>
-        <translation>جارٍ تشغيل الرسالة الصوتية ({length}).</translation>
     </message>
     <message>
         <source>Saved {name}.</source>
@@ -1899,6 +1903,18 @@ If an earlier attempt reached {customer}, they keep that one copy.</source>
     <message>
         <source>File</source>
         <translation>ملف</translation>
+    </message>
+    <message>
+        <source>playing {position} / {length}</source>
+        <translation>قيد التشغيل {position} / {length}</translation>
+    </message>
+    <message>
+        <source>playing {position}</source>
+        <translation>قيد التشغيل {position}</translation>
+    </message>
+    <message>
+        <source>click to stop</source>
+        <translation>انقر للإيقاف</translation>
     </message>
     <message>
         <source>{kind}  ·  downloading…</source>

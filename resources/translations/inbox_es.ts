@@ -1117,16 +1117,20 @@ Send your reply anyway?</source>
         <translation>Foto</translation>
     </message>
     <message>
+        <source>Stopped the voice note.</source>
+        <translation>Nota de voz detenida.</translation>
+    </message>
+    <message>
+        <source>Could not play the voice note: {reason}</source>
+        <translation>No se pudo reproducir la nota de voz: {reason}</translation>
+    </message>
+    <message>
         <source>Downloading the file again…</source>
         <translation>Descargando el archivo de nuevo…</translation>
     </message>
     <message>
         <source>Playing the voice note…</source>
         <translation>Reproduciendo la nota de voz…</translation>
-    </message>
-    <message>
-        <source>Playing the voice note ({length}).</source>
-        <translation>Reproduciendo la nota de voz ({length}).</translation>
     </message>
     <message>
         <source>Saved {name}.</source>
@@ -1871,6 +1875,18 @@ Si un intento anterior llegó a {customer}, conserva esa única copia.</translat
     <message>
         <source>File</source>
         <translation>Archivo</translation>
+    </message>
+    <message>
+        <source>playing {position} / {length}</source>
+        <translation>reproduciendo {position} / {length}</translation>
+    </message>
+    <message>
+        <source>playing {position}</source>
+        <translation>reproduciendo {position}</translation>
+    </message>
+    <message>
+        <source>click to stop</source>
+        <translation>clic para detener</translation>
     </message>
     <message>
         <source>{kind}  ·  downloading…</source>

@@ -1117,16 +1117,20 @@ Enviar sua resposta mesmo assim?</translation>
         <translation>Foto</translation>
     </message>
     <message>
+        <source>Stopped the voice note.</source>
+        <translation>Mensagem de voz parada.</translation>
+    </message>
+    <message>
+        <source>Could not play the voice note: {reason}</source>
+        <translation>Não foi possível tocar a mensagem de voz: {reason}</translation>
+    </message>
+    <message>
         <source>Downloading the file again…</source>
         <translation>Baixando o arquivo de novo…</translation>
     </message>
     <message>
         <source>Playing the voice note…</source>
         <translation>Tocando a mensagem de voz…</translation>
-    </message>
-    <message>
-        <source>Playing the voice note ({length}).</source>
-        <translation>Tocando a mensagem de voz ({length}).</translation>
     </message>
     <message>
         <source>Saved {name}.</source>
@@ -1871,6 +1875,18 @@ Se uma tentativa anterior chegou a {customer}, a pessoa fica com essa única có
     <message>
         <source>File</source>
         <translation>Arquivo</translation>
+    </message>
+    <message>
+        <source>playing {position} / {length}</source>
+        <translation>tocando {position} / {length}</translation>
+    </message>
+    <message>
+        <source>playing {position}</source>
+        <translation>tocando {position}</translation>
+    </message>
+    <message>
+        <source>click to stop</source>
+        <translation>clique para parar</translation>
     </message>
     <message>
         <source>{kind}  ·  downloading…</source>

@@ -176,6 +176,7 @@ def test_the_story_gives_each_customer_the_placement_and_status_of_their_day(
             assert [(kind, placement) for kind, placement, _ in marcus] == [
                 ("text", "conversation"),
                 ("image", "conversation"),
+                ("audio", "conversation"),
                 ("text", "conversation"),
             ]
             assert marcus[1][2] == "Here it is, the crack is on the left of the handle"

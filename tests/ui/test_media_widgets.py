@@ -129,13 +129,37 @@ def test_the_thread_paints_the_photo_and_a_click_opens_the_viewer(
 
 
 class FakePlayer:
-    """Stands in for QtMultimedia's player (this machine has no sound card): records what it is given."""
+    """Stands in for QtMultimedia's player (this machine has no sound card): records what it is given,
+    and plays for as long as the test says, from the position the test sets."""
 
-    def __init__(self) -> None:
+    def __init__(self, length: float | None = None) -> None:
         self.played: list[Path] = []
+        self.stops = 0
+        self.playing = False
+        self.position = 0.0
+        self.length = length
+        self.error = ""
 
     def play_file(self, path: Path) -> None:
         self.played.append(path)
+        self.playing = True
+        self.position = 0.0
+
+    def stop(self) -> None:
+        self.stops += 1
+        self.playing = False
+
+    def is_playing(self) -> bool:
+        return self.playing
+
+    def position_seconds(self) -> float:
+        return self.position
+
+    def length_seconds(self) -> float | None:
+        return self.length
+
+    def error_text(self) -> str:
+        return self.error
 
 
 def test_a_voice_note_is_written_to_a_file_and_played(
@@ -150,7 +174,8 @@ def test_a_voice_note_is_written_to_a_file_and_played(
         actions.open(item)
     assert said.args == ["Playing the voice note…"]
     assert len(player.played) == 1 and player.played[0].read_bytes() == VOICE_NOTE
-    player.played[0].unlink()
+    actions.remove_files()
+    assert not player.played[0].exists() and actions.now_playing() is None
 
 
 def test_a_document_shows_its_name_and_size_and_is_saved_with_one_click(

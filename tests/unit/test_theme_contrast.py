@@ -87,6 +87,13 @@ def painted_pairs(theme: str) -> list[tuple[str, str, str]]:
     )
     pairs.append(("unread badge", text_colour("#ffffff", theme), surface_colour("#15803d", theme)))
     pairs.append(("window open", text_colour("#15803d", theme), surface_colour("#ffffff", theme)))
+    pairs.append(
+        (
+            "voice note playing",
+            text_colour(delegates.PLAYING, theme),
+            surface_colour(delegates.INBOUND_FILL, theme),
+        )
+    )
     pairs.append(("search match", text_colour("#111827", theme), surface_colour(search.MATCH_FILL, theme)))
     return pairs
 

@@ -361,6 +361,8 @@ class MediaInfo:
     # pending (still being downloaded) | stored | failed (`error` says why)
     state: str
     error: str | None
+    # How long a voice note, audio or video lasts; None when unknown (other files, AMR, older backends).
+    duration_seconds: float | None = None
 
     @property
     def kind(self) -> str:
@@ -384,6 +386,9 @@ class MediaInfo:
             size=fields.optional_integer("size"),
             state=fields.string("state"),
             error=fields.optional_string("error"),
+            duration_seconds=(
+                fields.optional_number("duration_seconds") if fields.has("duration_seconds") else None
+            ),
         )
 
 
@@ -395,6 +400,8 @@ class UploadedMedia:
     mime_type: str
     size: int
     sha256: str
+    # How long an audio file or video lasts, when the backend could read it.
+    duration_seconds: float | None = None
 
     @classmethod
     def from_json(cls, body: object) -> UploadedMedia:
@@ -405,6 +412,9 @@ class UploadedMedia:
             mime_type=fields.string("mime_type"),
             size=fields.integer("size"),
             sha256=fields.string("sha256"),
+            duration_seconds=(
+                fields.optional_number("duration_seconds") if fields.has("duration_seconds") else None
+            ),
         )
 
 

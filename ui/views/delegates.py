@@ -23,6 +23,8 @@ from ui.i18n import QT_TRANSLATE_NOOP, translate
 from ui.media import THUMBNAIL_HEIGHT, THUMBNAIL_WIDTH, ThumbnailCache
 from ui.models.paged import ItemRole
 from ui.presentation import (
+    clock_text,
+    length_text,
     plain_error,
     short_time,
     size_text,
@@ -31,6 +33,7 @@ from ui.presentation import (
     window_text,
 )
 from ui.theme import surface_qcolor, text_qcolor
+from ui.views.media_actions import MediaActions, NowPlaying
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 
@@ -53,6 +56,8 @@ MUTED = "#4b5563"
 URGENT = "#b91c1c"
 LINK = "#2563eb"
 SELECTED_BORDER = "#2563eb"
+PLAYING = "#15803d"
+PROGRESS_TRACK = "#d1d5db"
 
 
 MEDIA_LABELS = {
@@ -76,20 +81,42 @@ def media_label(kind: str) -> str:
     return translate("delegates", MEDIA_LABELS.get(kind, QT_TRANSLATE_NOOP("delegates", "File")))
 
 
-def media_line(media: MediaInfo) -> str:
-    """What the bubble says about a file: downloading, could not download (Retry), or what a click does."""
+def playing_line(media: MediaInfo, playing: NowPlaying) -> str:
+    """What the bubble of the voice note playing says: how far it is, and that a click stops it."""
+    length = playing.length_seconds or media.duration_seconds
+    position = clock_text(playing.position_seconds)
+    progress = (
+        translate("delegates", "playing {position} / {length}").format(
+            position=position, length=length_text(length)
+        )
+        if length
+        else translate("delegates", "playing {position}").format(position=position)
+    )
+    return "  ·  ".join((media_label(media.kind), progress, translate("delegates", "click to stop")))
+
+
+def media_line(media: MediaInfo, playing: NowPlaying | None = None) -> str:
+    """What the bubble says about a file: downloading, could not download (Retry), or what a click does.
+
+    A voice note, audio or video says how long it lasts (a voice note says that instead of its size),
+    and the one playing says how far it is.
+    """
     label = media_label(media.kind)
     if media.state == "pending":
         return translate("delegates", "{kind}  ·  downloading…").format(kind=label)
     if media.state == "failed":
         reason = media.error or translate("delegates", "unknown reason")
         return translate("delegates", "could not download: {reason}  ·  Retry").format(reason=reason)
-    size = size_text(media.size)
+    if playing is not None and playing.media_id == media.id:
+        return playing_line(media, playing)
+    timed = media.kind in ("audio", "video") and bool(media.duration_seconds)
+    length = length_text(media.duration_seconds or 0) if timed else ""
+    size = "" if timed and media.kind == "audio" else size_text(media.size)
     action = translate(
         "delegates", _MEDIA_ACTIONS.get(media.kind, QT_TRANSLATE_NOOP("delegates", "click to save"))
     )
     name = media.filename if media.kind == "document" and media.filename else label
-    return "  ·  ".join(part for part in (name, size, action) if part)
+    return "  ·  ".join(part for part in (name, length, size, action) if part)
 
 
 class ConversationDelegate(QStyledItemDelegate):
@@ -215,13 +242,22 @@ class ThreadDelegate(QStyledItemDelegate):
     # The agent clicked a customer's file (to view, play, save or retry it): the InboundMessage.
     media_activated = Signal(object)
 
-    def __init__(self, view: QWidget, thumbnails: ThumbnailCache | None = None) -> None:
+    def __init__(
+        self,
+        view: QWidget,
+        thumbnails: ThumbnailCache | None = None,
+        playback: MediaActions | None = None,
+    ) -> None:
         super().__init__(view)
         self._view = view
         self._thumbnails = thumbnails
+        self._playback = playback
         if thumbnails is not None:
-            thumbnails.thumbnail_ready.connect(self._thumbnail_arrived)
-            thumbnails.thumbnail_failed.connect(self._thumbnail_arrived)
+            thumbnails.thumbnail_ready.connect(self._media_changed)
+            thumbnails.thumbnail_failed.connect(self._media_changed)
+        if playback is not None:
+            # Each second a voice note plays, and when it stops, its bubble says so.
+            playback.playback_changed.connect(self._playback_moved)
         self._viewport: QWidget | None = None
         self._size_cache: dict[tuple[str, int], QSize] = {}
         self._lines_cache: dict[str, tuple[str, str, str]] = {}
@@ -231,15 +267,29 @@ class ThreadDelegate(QStyledItemDelegate):
         self._size_cache.clear()
         self._lines_cache.clear()
 
-    def _thumbnail_arrived(self, _media_id: str) -> None:
+    def _media_changed(self, _media_id: str) -> None:
         """A picture is ready (or cannot be shown): rows are measured and painted again."""
         self._size_cache.clear()
+        self._lay_out_again()
+
+    def _playback_moved(self, _media_id: str) -> None:
+        """A voice note started, played a second on or stopped: its row (alone new to the caches) again."""
+        self._lay_out_again()
+
+    def _lay_out_again(self) -> None:
         viewport = getattr(self._view, "viewport", None)
         if viewport is not None:
             viewport().update()
         doc_items_layout = getattr(self._view, "doItemsLayout", None)
         if doc_items_layout is not None:
             doc_items_layout()
+
+    def _now_playing(self, item: ThreadItem) -> NowPlaying | None:
+        """How far this message's voice note has played, while it plays."""
+        if self._playback is None or not isinstance(item, InboundMessage) or item.media is None:
+            return None
+        playing = self._playback.now_playing()
+        return playing if playing is not None and playing.media_id == item.media.id else None
 
     def _picture(self, item: ThreadItem) -> MediaInfo | None:
         """The stored photo or sticker an inbound message shows as a thumbnail, if any."""
@@ -259,24 +309,27 @@ class ThreadDelegate(QStyledItemDelegate):
 
     def _lines(self, item: ThreadItem) -> tuple[str, str, str]:
         """(main text, caption under it, extra line in colour), cached per message version."""
-        cache_key = self._version(item)
+        playing = self._now_playing(item)
+        cache_key = self._version(item, playing)
         lines = self._lines_cache.get(cache_key)
         if lines is None:
-            lines = self._compose_lines(item)
+            lines = self._compose_lines(item, playing)
             self._lines_cache[cache_key] = lines
         return lines
 
     @staticmethod
-    def _version(item: ThreadItem) -> str:
+    def _version(item: ThreadItem, playing: NowPlaying | None = None) -> str:
         if isinstance(item, OutboundMessage):
             return f"{item.key}|{item.state}|{len(item.replies)}|{len(item.reactions)}"
         if isinstance(item, Note):
             return f"note|{item.id}"
         media = f"|{item.media.state}" if item.media is not None else ""
+        if playing is not None:
+            media += f"|playing {int(playing.position_seconds)}"
         return f"in|{item.wamid}|{item.placement}{media}"
 
     @staticmethod
-    def _compose_lines(item: ThreadItem) -> tuple[str, str, str]:
+    def _compose_lines(item: ThreadItem, playing: NowPlaying | None = None) -> tuple[str, str, str]:
         """(main text, caption under it, extra line in colour) for a message or note."""
         if isinstance(item, Note):
             when = short_time(item.created_at, datetime.now(UTC))
@@ -317,7 +370,7 @@ class ThreadDelegate(QStyledItemDelegate):
         )
         if item.media is not None:
             text = item.media.caption or item.media.filename or media_label(item.media.kind)
-            line = media_line(item.media)
+            line = media_line(item.media, playing)
             if extra:
                 when = f"{line}  ·  {when}"
             else:
@@ -377,7 +430,7 @@ class ThreadDelegate(QStyledItemDelegate):
         if not isinstance(item, OutboundMessage | InboundMessage | Note):
             return QSize(0, 0)
         width = self._available_width(option)
-        cache_key = (self._version(item), width)
+        cache_key = (self._version(item, self._now_playing(item)), width)
         cached = self._size_cache.get(cache_key)
         if cached is None:
             _bubble, _text, height = self._bubble_geometry(option, item, index.parent().isValid())
@@ -482,8 +535,12 @@ class ThreadDelegate(QStyledItemDelegate):
             )
             if isinstance(item, InboundMessage) and not item.needs_placing:
                 failed = item.media is not None and item.media.state == "failed"
-                painter.setPen(text_qcolor(URGENT) if failed else text_qcolor(MUTED))
+                playing = self._now_playing(item)
+                colour = URGENT if failed else PLAYING if playing is not None else MUTED
+                painter.setPen(text_qcolor(colour))
                 painter.drawText(extra_rect, int(Qt.TextFlag.TextWordWrap), extra)
+                if playing is not None:
+                    self._paint_progress(painter, option, bubble, playing)
             elif isinstance(item, InboundMessage):
                 painter.setPen(surface_qcolor(UNATTRIBUTED_BORDER).darker(130))
                 link_words = translate("delegates", LINK_TEXT)
@@ -505,6 +562,21 @@ class ThreadDelegate(QStyledItemDelegate):
                 painter.setPen(text_qcolor(URGENT) if item.state == "failed" else text_qcolor("#92400e"))
                 painter.drawText(extra_rect, int(Qt.TextFlag.TextWordWrap), extra)
         painter.restore()
+
+    @staticmethod
+    def _paint_progress(
+        painter: QPainter, option: QStyleOptionViewItem, bubble: QRect, playing: NowPlaying
+    ) -> None:
+        """A thin bar along the bubble's foot: how much of the voice note has played."""
+        if not playing.length_seconds:
+            return
+        track = QRect(bubble.left() + PADDING, bubble.bottom() - 5, bubble.width() - 2 * PADDING, 3)
+        fraction = min(1.0, max(0.0, playing.position_seconds / playing.length_seconds))
+        done = QRect(track.left(), track.top(), round(track.width() * fraction), track.height())
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.fillRect(track, surface_qcolor(PROGRESS_TRACK))
+        # It fills from where a line starts in the window's language.
+        painter.fillRect(QStyle.visualRect(option.direction, track, done), text_qcolor(PLAYING))
 
     def editorEvent(
         self, event: QEvent, model: QAbstractItemModel, option: QStyleOptionViewItem, index: AnyIndex

@@ -329,10 +329,11 @@ class InboxView(QWidget):
         self.thread_view.setModel(self.thread_model)
         # Customers' pictures: fetched and decoded off the GUI thread, kept while the client runs.
         self.thumbnails = ThumbnailCache(api, runner, self)
-        self.thread_delegate = ThreadDelegate(self.thread_view, self.thumbnails)
+        # Voice notes play in their bubble: the delegate shows the one playing and how far it is.
+        self.media_actions = MediaActions(api, runner, self)
+        self.thread_delegate = ThreadDelegate(self.thread_view, self.thumbnails, self.media_actions)
         self.thread_view.setItemDelegate(self.thread_delegate)
         self.thread_delegate.link_requested.connect(self.open_link_dialog)
-        self.media_actions = MediaActions(api, runner, self)
         self.thread_delegate.media_activated.connect(self.media_actions.open)
         self.media_actions.status_message.connect(self.status_message)
         self.media_actions.retry_started.connect(self._media_retry_started)
@@ -500,6 +501,9 @@ class InboxView(QWidget):
 
     def select_conversation(self, conversation: Conversation | None) -> None:
         """Show a conversation's thread, details and composer."""
+        if self._selected is not None and (conversation is None or conversation.id != self._selected.id):
+            # A voice note plays in its bubble: it stops when its thread leaves the screen.
+            self.media_actions.stop_playing()
         self._selected = conversation
         self.thread_delegate.clear_cache()
         self.thread_model.show_conversation(conversation.id if conversation else None)

@@ -10,7 +10,7 @@ from sqlalchemy import insert, inspect, text
 
 from backend.database import Database, create_database, upgrade_database
 from backend.database.migrate import current_revision, downgrade_database
-from backend.database.models import Base, JournalEntry, PendingJournalEntry
+from backend.database.models import Base, JournalEntry, MediaFile, PendingJournalEntry
 from tests.conftest import DatabaseMaker
 
 # The full-text search index (migration 0004) lives outside the models: FTS5 tables on SQLite,
@@ -79,6 +79,42 @@ def test_downgrading_numbers_journal_entries_still_waiting_rather_than_losing_th
         with database.engine.connect() as connection:
             types = connection.execute(text("SELECT type FROM journal ORDER BY seq")).scalars().all()
         assert types == ["numbered", "waiting.1", "waiting.2"]
+    finally:
+        database.dispose()
+        database_maker.drop(url)
+
+
+def test_files_kept_before_lengths_were_read_keep_null_and_the_downgrade_keeps_the_files(
+    database_maker: DatabaseMaker,
+) -> None:
+    url = database_maker.new_empty_url()
+    database = create_database(url)
+    at = datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
+    row = {
+        "media_id": "1234567890",
+        "direction": "inbound",
+        "mime_type": "audio/ogg",
+        "content_hash": "ab" * 32,
+        "size": 1709,
+        "state": "stored",
+        "attempts": 1,
+        "created_at": at,
+    }
+    try:
+        upgrade_database(database, "0008")
+        with database.engine.begin() as connection:
+            # Only the columns revision 0008 has: the model's newer column is left out of the insert.
+            connection.execute(insert(MediaFile), [row])
+        upgrade_database(database)
+        with database.engine.connect() as connection:
+            kept = connection.execute(text("SELECT media_id, size, duration_seconds FROM media")).all()
+        assert [tuple(found) for found in kept] == [("1234567890", 1709, None)]
+        downgrade_database(database, "0008")
+        assert "duration_seconds" not in {
+            column["name"] for column in inspect(database.engine).get_columns("media")
+        }
+        with database.engine.connect() as connection:
+            assert connection.execute(text("SELECT media_id FROM media")).scalars().all() == ["1234567890"]
     finally:
         database.dispose()
         database_maker.drop(url)

@@ -81,12 +81,17 @@ class MediaStack:
             assert time.monotonic() < deadline, f"only {len(self.bodies)} of {count} webhooks arrived"
             time.sleep(0.01)
 
-    def wait_for_message(self, wamid: str) -> None:
-        """Until the webhook carrying the customer's message `wamid` is in the store."""
+    def receive_messages(self, *wamids: str) -> None:
+        """Wait until the sandbox delivered the webhooks of these customer messages, and process them.
+
+        A count of bodies cannot tell: status webhooks of earlier sends arrive among them.
+        """
         deadline = time.monotonic() + 10
-        while not any(wamid.encode() in body for body in list(self.bodies)):
-            assert time.monotonic() < deadline, f"the webhook of {wamid} did not arrive"
+        while not all(any(wamid.encode() in body for body in self.bodies) for wamid in wamids):
+            assert time.monotonic() < deadline, f"not every one of {wamids} arrived"
             time.sleep(0.01)
+        result = WebhookProcessor(self.parts).drain()
+        assert result.failed_deliveries == 0
 
     def receive(self, count: int = 1) -> None:
         """Wait for the webhooks and process them (as the background process would)."""
