@@ -20,9 +20,9 @@ TIER_WINDOW = timedelta(hours=24)
 TIER_RECHECK = timedelta(minutes=15)
 
 # Calls are paced this far under the number's cap, so no sliding second carries more than the cap: a
-# sender catching up after a stall may run 20 ms ahead (2 % of a second at 1,000/s), and the network
-# bunches arrivals by about 1 % more (bench.e2e: a bare client paced at exactly 1,000/s shows up to
-# 1,010 arrivals in its busiest second).
+# sender catching up after a stall may run 10 ms ahead (1 % of a second at 1,000/s), and the network
+# bunches arrivals by up to 1.5 % more (bench.e2e: a bare client paced at exactly 1,000/s shows 1,005
+# to 1,014 arrivals in its busiest second).
 PACE_MARGIN = 0.03
 
 DEFER_PAIR_LIMIT = "pair_limit"

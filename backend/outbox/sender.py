@@ -62,7 +62,7 @@ MAX_AUTO_IN_FLIGHT = 2000
 MAX_LAG_SECONDS = 0.5
 SHORT_WAIT_SECONDS = 0.05
 # Timers are not finer than a millisecond or so; rows due within this of each other may go together.
-LOCAL_TOLERANCE = timedelta(milliseconds=20)
+LOCAL_TOLERANCE = timedelta(milliseconds=10)
 # Every tick starts the rows due before its next one plus a margin for the transaction itself.
 TICK_SECONDS = 0.02
 START_LEAD = timedelta(seconds=START_LEAD_SECONDS)
