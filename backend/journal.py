@@ -150,9 +150,11 @@ def journal_above(session: Session, seq: int, event_type: str, data: dict[str, A
     """
     floor = max(seq, last_seq(session))
     if _numbered_after_commit(session):
-        # The sequencer draws seqs from the column's sequence: start it past the floor.
+        # The sequencer draws seqs from the column's sequence: start it past the floor. A sequence
+        # cannot be set to 0, so a floor of 0 (nothing numbered yet) makes 1 the next seq instead.
         session.execute(
-            text("SELECT setval(pg_get_serial_sequence('journal', 'seq'), :floor)"), {"floor": floor}
+            text("SELECT setval(pg_get_serial_sequence('journal', 'seq'), :value, :called)"),
+            {"value": max(floor, 1), "called": floor > 0},
         )
         journal(session, event_type, data, now)
         return

@@ -96,3 +96,30 @@ def test_a_restore_into_an_empty_folder_starts_its_journal_where_the_backup_ends
         restored.dispose()
     assert entries[at_backup].type == DATABASE_RESTORED
     assert entries[at_backup].seq == at_backup + 1
+
+
+def test_a_backup_with_nothing_numbered_in_its_journal_restores_into_an_empty_folder(
+    database_url: str, database_maker: DatabaseMaker, tmp_path: Path
+) -> None:
+    # Taken before any entry was numbered (on PostgreSQL, entries still pending under load count too).
+    settings = _settings(tmp_path, database_url)
+    assert _journal_entries(database_url, 0, "none") == 0
+    database = create_database(database_url)
+    try:
+        archive = take_backup(settings, database, tmp_path / "archives", reason="manual", now=utc_now()).path
+    finally:
+        database.dispose()
+    empty = tmp_path / "elsewhere"
+    target_url = (
+        database_maker.new_empty_url() if database_maker.postgres_url else f"sqlite:///{empty / 'inbox.db'}"
+    )
+    restore_archive(replace(settings, data_dir=empty, database_url=target_url), archive, now=utc_now)
+    restored = create_database(target_url)
+    try:
+        while sequence_pending(restored, wait=True):
+            pass
+        with restored.reader() as session:
+            entries = entries_after(session, 0, 100)
+    finally:
+        restored.dispose()
+    assert [(entry.seq, entry.type) for entry in entries[:1]] == [(1, DATABASE_RESTORED)]
