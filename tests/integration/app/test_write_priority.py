@@ -98,20 +98,25 @@ def test_webhook_bodies_are_stored_at_the_next_release_of_the_write_lock(
     assert max(took) < 0.5, took
 
 
-@pytest.mark.usefixtures("busy_writer")
-def test_api_transactions_of_the_http_process_also_take_the_lock_at_its_next_release(
-    database_file: Path, waiting_count: ctypes.c_int
-) -> None:
-    database = http_process_database(database_file, waiting_count)
+def _write_times(database: Database, count: int = 10) -> list[float]:
+    """How long each of `count` small write transactions took, lock wait included; then disposed."""
     took: list[float] = []
     try:
-        for _ in range(10):
+        for _ in range(count):
             began = time.monotonic()
             with database.transaction() as session:
                 session.connection().exec_driver_sql("UPDATE counters SET value = value WHERE 0")
             took.append(time.monotonic() - began)
     finally:
         database.dispose()
+    return took
+
+
+@pytest.mark.usefixtures("busy_writer")
+def test_api_transactions_of_the_http_process_also_take_the_lock_at_its_next_release(
+    database_file: Path, waiting_count: ctypes.c_int
+) -> None:
+    took = _write_times(http_process_database(database_file, waiting_count))
     assert statistics.median(took) < 3 * HOLD_SECONDS, took
     assert max(took) < 0.5, took
 
@@ -125,15 +130,9 @@ def test_the_sender_s_ticks_take_the_lock_at_its_next_release_without_waiting_fo
     take_write_lock_first(database.engine, UrgentWriters(sender_waiting_count))
     # A writer of the HTTP process waits too (a stale count, here): the sender does not step aside.
     waiting_count.value = 1
-    took: list[float] = []
     try:
-        for _ in range(10):
-            began = time.monotonic()
-            with database.transaction() as session:
-                session.connection().exec_driver_sql("UPDATE counters SET value = value WHERE 0")
-            took.append(time.monotonic() - began)
+        took = _write_times(database)
     finally:
-        database.dispose()
         waiting_count.value = 0
     assert sender_waiting_count.value == 0
     assert statistics.median(took) < 3 * HOLD_SECONDS, took

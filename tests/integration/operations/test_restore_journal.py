@@ -7,6 +7,7 @@ from pathlib import Path
 
 from backend.clock import utc_now
 from backend.database import create_database
+from backend.database.models import JournalEntry
 from backend.journal import entries_after, journal, last_seq, sequence_pending
 from backend.operations.archive import take_backup
 from backend.operations.restore import DATABASE_RESTORED, restore_archive
@@ -31,6 +32,30 @@ def _journal_entries(url: str, count: int, label: str) -> int:
             return last_seq(session)
     finally:
         database.dispose()
+
+
+def _restored_elsewhere(
+    settings: Settings, database_maker: DatabaseMaker, tmp_path: Path
+) -> list[JournalEntry]:
+    """Back up the database of `settings`, restore it into an empty folder and database; its journal."""
+    database = create_database(settings.database_url)
+    try:
+        archive = take_backup(settings, database, tmp_path / "archives", reason="manual", now=utc_now()).path
+    finally:
+        database.dispose()
+    empty = tmp_path / "elsewhere"
+    target_url = (
+        database_maker.new_empty_url() if database_maker.postgres_url else f"sqlite:///{empty / 'inbox.db'}"
+    )
+    restore_archive(replace(settings, data_dir=empty, database_url=target_url), archive, now=utc_now)
+    restored = create_database(target_url)
+    try:
+        while sequence_pending(restored, wait=True):
+            pass
+        with restored.reader() as session:
+            return entries_after(session, 0, 100)
+    finally:
+        restored.dispose()
 
 
 def test_a_restored_journal_continues_above_what_desks_saw(database_url: str, tmp_path: Path) -> None:
@@ -71,29 +96,8 @@ def test_a_restored_journal_continues_above_what_desks_saw(database_url: str, tm
 def test_a_restore_into_an_empty_folder_starts_its_journal_where_the_backup_ends(
     database_url: str, database_maker: DatabaseMaker, tmp_path: Path
 ) -> None:
-    settings = replace(
-        load_settings(environ={"INBOX_DATA_DIR": str(tmp_path / "data")}), database_url=database_url
-    )
     at_backup = _journal_entries(database_url, 2, "before the backup")
-    database = create_database(database_url)
-    try:
-        archive = take_backup(settings, database, tmp_path / "archives", reason="manual", now=utc_now()).path
-    finally:
-        database.dispose()
-    empty = tmp_path / "elsewhere"
-    target_url = (
-        database_maker.new_empty_url() if database_maker.postgres_url else f"sqlite:///{empty / 'inbox.db'}"
-    )
-    target = replace(settings, data_dir=empty, database_url=target_url)
-    restore_archive(target, archive, now=utc_now)
-    restored = create_database(target_url)
-    try:
-        while sequence_pending(restored, wait=True):
-            pass
-        with restored.reader() as session:
-            entries = entries_after(session, 0, 100)
-    finally:
-        restored.dispose()
+    entries = _restored_elsewhere(_settings(tmp_path, database_url), database_maker, tmp_path)
     assert entries[at_backup].type == DATABASE_RESTORED
     assert entries[at_backup].seq == at_backup + 1
 
@@ -102,24 +106,6 @@ def test_a_backup_with_nothing_numbered_in_its_journal_restores_into_an_empty_fo
     database_url: str, database_maker: DatabaseMaker, tmp_path: Path
 ) -> None:
     # Taken before any entry was numbered (on PostgreSQL, entries still pending under load count too).
-    settings = _settings(tmp_path, database_url)
     assert _journal_entries(database_url, 0, "none") == 0
-    database = create_database(database_url)
-    try:
-        archive = take_backup(settings, database, tmp_path / "archives", reason="manual", now=utc_now()).path
-    finally:
-        database.dispose()
-    empty = tmp_path / "elsewhere"
-    target_url = (
-        database_maker.new_empty_url() if database_maker.postgres_url else f"sqlite:///{empty / 'inbox.db'}"
-    )
-    restore_archive(replace(settings, data_dir=empty, database_url=target_url), archive, now=utc_now)
-    restored = create_database(target_url)
-    try:
-        while sequence_pending(restored, wait=True):
-            pass
-        with restored.reader() as session:
-            entries = entries_after(session, 0, 100)
-    finally:
-        restored.dispose()
+    entries = _restored_elsewhere(_settings(tmp_path, database_url), database_maker, tmp_path)
     assert [(entry.seq, entry.type) for entry in entries[:1]] == [(1, DATABASE_RESTORED)]
