@@ -90,9 +90,9 @@ class ClaimPlan:
     held: list[int] = field(default_factory=list)
     customer_next_at: dict[str, datetime] = field(default_factory=dict)
     rate_next_at: datetime | None = None
-    # By dispatched row: its customer's slot before this row booked it (None: the customer had none),
-    # handed back if the row is never sent.
-    customer_slot_before: dict[int, datetime | None] = field(default_factory=dict)
+    # By dispatched row: its customer's slot before this row booked it (None: the customer had none)
+    # and as the booking left it, so a row never sent can hand the slot back.
+    customer_slot_change: dict[int, tuple[datetime | None, datetime]] = field(default_factory=dict)
 
 
 def plan_claim(
@@ -136,9 +136,10 @@ def plan_claim(
             plan.deferred.append((candidate.id, customer_free, DEFER_PAIR_LIMIT))
             continue
         plan.dispatch.append((candidate.id, slot))
-        plan.customer_slot_before[candidate.id] = customer_free
-        customer_next[candidate.to_number] = slot + pair_interval
-        plan.customer_next_at[candidate.to_number] = slot + pair_interval
+        booked = slot + pair_interval
+        plan.customer_slot_change[candidate.id] = (customer_free, booked)
+        customer_next[candidate.to_number] = booked
+        plan.customer_next_at[candidate.to_number] = booked
         if takes_tier_place:
             reached_count += 1
             reached_now.add(candidate.to_number)

@@ -191,7 +191,6 @@ def claim_batch(
     claimed: list[ClaimedMessage] = []
     if plan.dispatch:
         moments = dict(plan.dispatch)
-        pair_interval = timedelta(seconds=rules.pair_interval)
         token = claim_token(worker_id)
         reserved_until = now + timedelta(seconds=rules.horizon_seconds + RESERVATION_MARGIN_SECONDS)
         # Reservations are not news for the journal: the row stays `queued` until it starts.
@@ -202,6 +201,7 @@ def claim_batch(
         ).all()
         for row_id, attempts in returned:
             row = by_id[row_id]
+            slot_before, slot_booked = plan.customer_slot_change[row_id]
             claimed.append(
                 ClaimedMessage(
                     id=row_id,
@@ -216,8 +216,8 @@ def claim_batch(
                     dispatch_at=moments[row_id],
                     token=token,
                     graph_media_id=row.graph_media_id,
-                    customer_slot_booked=moments[row_id] + pair_interval,
-                    customer_slot_before=plan.customer_slot_before.get(row_id),
+                    customer_slot_booked=slot_booked,
+                    customer_slot_before=slot_before,
                 )
             )
         claimed.sort(key=lambda message: message.dispatch_at)

@@ -33,7 +33,7 @@ import httpx
 
 from backend.domain.graph_body import UnsendablePayloadError, build_send_body
 from backend.domain.outcomes import OutcomeKind, SendOutcome, not_sent, outcome_of_answer, unknown
-from backend.domain.pacing import PacingRules, paced_rate, send_interval
+from backend.domain.pacing import PacingRules, send_interval
 from backend.domain.send_errors import PAYLOAD_UNSENDABLE_TITLE
 from backend.outbox.claim import (
     START_LEAD_SECONDS,
@@ -192,11 +192,12 @@ class OutboxSender:
             or max(settings.send_concurrency, min(MAX_AUTO_IN_FLIGHT, math.ceil(settings.send_rate * 1.5))),
         )
         self._horizon = horizon_seconds
-        self._interval = send_interval(paced_rate(settings.send_rate))
+        self._rules: PacingRules = pacing_rules(settings, horizon_seconds)
+        # The claim's pace, margin under the cap included: this process keeps the same one.
+        self._interval = send_interval(self._rules.rate)
         # How many started rows the dispatcher sends within STARTED_AHEAD at the send interval.
         self._start_room = max(1, STARTED_AHEAD // self._interval)
         self._arrival = datetime(2000, 1, 1, tzinfo=UTC)
-        self._rules: PacingRules = pacing_rules(settings, horizon_seconds)
         # Meta's messaging limit (from quality webhooks and reads) unless one was set by hand.
         self._tier = TierSource(parts.database, settings)
         self._templates = parts.templates
