@@ -122,9 +122,9 @@ def receive_upload(stream: Readable, boundary: bytes, store: MediaStore) -> Rece
                             part.complete = True
                             in_file = False
                     event = decoder.next_event()
+            except rules.MediaRefusedError:
+                raise
             except ValueError as error:
-                if isinstance(error, rules.MediaRefusedError):
-                    raise
                 raise UploadFormError(f"The multipart body could not be read: {error}.") from None
             if isinstance(event, Epilogue) or not chunk:
                 break
