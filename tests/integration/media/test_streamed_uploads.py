@@ -79,6 +79,17 @@ def _post(stack: MediaStack, body: MultipartBody) -> Any:
     )
 
 
+def _post_measuring_memory(stack: MediaStack, body: MultipartBody) -> tuple[Any, int]:
+    """The upload's answer, and the most Python memory it held at once."""
+    tracemalloc.start()
+    try:
+        answer = _post(stack, body)
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return answer, peak
+
+
 def _leftovers(stack: MediaStack) -> list[str]:
     root = MediaStore.for_settings(stack.parts.settings).root
     return sorted(path.name for path in root.rglob(INCOMING_PREFIX + "*")) if root.exists() else []
@@ -86,12 +97,7 @@ def _leftovers(stack: MediaStack) -> list[str]:
 
 def test_a_15_mb_voice_note_is_kept_without_holding_it_in_memory(media_stack: MediaStack) -> None:
     body = MultipartBody(15 * MB, "audio/ogg", "long-note.ogg")
-    tracemalloc.start()
-    try:
-        answer = _post(media_stack, body)
-        _current, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    answer, peak = _post_measuring_memory(media_stack, body)
     assert answer.status_code == 201, answer.get_json()
     assert answer.get_json()["size"] == 15 * MB
     # The whole file read, in chunks: the peak is a few of them, not the file.
@@ -131,12 +137,7 @@ def test_a_file_past_its_limit_is_refused_as_soon_as_the_limit_is_crossed(
     # The body says 100 MB and a little: within what the listener takes, past every kind but documents.
     size = 100 * MB + 512 * 1024 if mime_type == "application/pdf" else 100 * MB
     body = MultipartBody(size, mime_type)
-    tracemalloc.start()
-    try:
-        answer = _post(media_stack, body)
-        _current, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    answer, peak = _post_measuring_memory(media_stack, body)
     assert answer.status_code == 413
     error = answer.get_json()["error"]
     assert error["code"] == "media_too_large" and "at most" in error["message"]
