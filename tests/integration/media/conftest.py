@@ -16,9 +16,11 @@ import httpx
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import select
 
 from app.composition import build_parts
 from backend.database import Database
+from backend.database.models import InboundMessage
 from backend.media.fetcher import MediaFetcher
 from backend.parts import BackendParts
 from backend.sandbox.server import Sandbox, SandboxConfig
@@ -92,6 +94,15 @@ class MediaStack:
             time.sleep(0.01)
         result = WebhookProcessor(self.parts).drain()
         assert result.failed_deliveries == 0
+
+    def media_id_of(self, wamid: str) -> str:
+        """The media id the customer's message `wamid` carries."""
+        with self.database.reader() as session:
+            media_id = session.scalars(
+                select(InboundMessage.media_id).where(InboundMessage.wamid == wamid)
+            ).one()
+        assert media_id is not None
+        return media_id
 
     def receive(self, count: int = 1) -> None:
         """Wait for the webhooks and process them (as the background process would)."""

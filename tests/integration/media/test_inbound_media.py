@@ -9,7 +9,7 @@ import hashlib
 import httpx
 from sqlalchemy import func, select
 
-from backend.database.models import InboundMessage, MediaFile
+from backend.database.models import MediaFile
 from backend.media.fetcher import MediaFetcher
 from backend.media.records import retry_media
 from backend.media.store import MediaStore
@@ -19,20 +19,13 @@ VOICE_NOTE = b"OggS\x00\x02" + bytes(range(200))
 INVOICE = b"%PDF-1.4\n" + b"invoice line\n" * 50 + b"%%EOF\n"
 
 
-def _media_id_of(stack: MediaStack, wamid: str) -> str:
-    with stack.database.reader() as session:
-        media_id = session.scalars(select(InboundMessage.media_id).where(InboundMessage.wamid == wamid)).one()
-    assert media_id is not None
-    return media_id
-
-
 def test_a_photo_is_pending_with_its_message_then_stored_and_served_with_equal_bytes(
     media_stack: MediaStack,
 ) -> None:
     photo = png_bytes(seed=1)
     wamid = media_stack.sandbox.inbound_media(CUSTOMER, "image", "image/png", photo, caption="Cracked mug")
     media_stack.receive()
-    media_id = _media_id_of(media_stack, wamid)
+    media_id = media_stack.media_id_of(wamid)
 
     pending = media_stack.media_item(media_id)
     assert pending["state"] == "pending" and pending["caption"] == "Cracked mug"
@@ -63,7 +56,7 @@ def test_a_voice_note_and_a_document_keep_their_type_and_file_name(media_stack: 
     )
     media_stack.receive(2)
     media_stack.fetcher.drain()
-    voice_id, document_id = _media_id_of(media_stack, voice), _media_id_of(media_stack, document)
+    voice_id, document_id = media_stack.media_id_of(voice), media_stack.media_id_of(document)
     assert media_stack.media_item(document_id)["filename"] == "invoice-42.pdf"
     audio = media_stack.download(voice_id)
     assert audio.data == VOICE_NOTE and audio.headers["Content-Type"].startswith("audio/ogg")
@@ -88,7 +81,7 @@ def test_a_corrupted_download_is_refused_retried_and_then_stored(media_stack: Me
     media_stack.sandbox.set_faults(media_corruption_rate=1.0)
     wamid = media_stack.sandbox.inbound_media(CUSTOMER, "image", "image/png", png_bytes(seed=3))
     media_stack.receive()
-    media_id = _media_id_of(media_stack, wamid)
+    media_id = media_stack.media_id_of(wamid)
     first = media_stack.fetcher.run_once()
     assert first.retrying == 1 and "SHA-256" in first.errors[media_id]
     assert media_stack.media_item(media_id)["state"] == "pending"
@@ -109,7 +102,7 @@ def test_after_the_last_try_the_failure_stays_visible_with_its_reason_and_retry_
     media_stack.sandbox.set_faults(media_download_failure_rate=1.0)
     wamid = media_stack.sandbox.inbound_media(CUSTOMER, "image", "image/png", png_bytes(seed=4))
     media_stack.receive()
-    media_id = _media_id_of(media_stack, wamid)
+    media_id = media_stack.media_id_of(wamid)
     for _ in range(10):
         media_stack.fetcher.run_once()
         media_stack.clock.advance(3600)
@@ -135,7 +128,7 @@ def test_an_expired_download_url_is_refused_by_the_sandbox_and_resolved_again(
     photo = png_bytes(seed=5)
     wamid = media_stack.sandbox.inbound_media(CUSTOMER, "image", "image/png", photo)
     media_stack.receive()
-    media_id = _media_id_of(media_stack, wamid)
+    media_id = media_stack.media_id_of(wamid)
     auth = {"Authorization": f"Bearer {media_stack.parts.settings.whatsapp_token}"}
     url = httpx.get(f"{media_stack.sandbox.graph_url}/{media_id}", headers=auth).json()["url"]
     assert httpx.get(url, headers=auth).content == photo

@@ -7,17 +7,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from backend.database.models import InboundMessage, MediaFile
+from backend.database.models import MediaFile
 from tests.integration.media.conftest import CUSTOMER, MediaStack, png_bytes
 from tests.integration.media.test_outbound_media import upload
 from tests.media_files import mp3_audio, mp4_video, opus_voice_note, voice_note
-
-
-def _media_id_of(stack: MediaStack, wamid: str) -> str:
-    with stack.database.reader() as session:
-        media_id = session.scalars(select(InboundMessage.media_id).where(InboundMessage.wamid == wamid)).one()
-    assert media_id is not None
-    return media_id
 
 
 def test_a_voice_note_s_length_is_read_once_it_is_kept_and_shown_in_the_thread(
@@ -26,7 +19,7 @@ def test_a_voice_note_s_length_is_read_once_it_is_kept_and_shown_in_the_thread(
     note = opus_voice_note(7.0)
     wamid = media_stack.sandbox.inbound_media(CUSTOMER, "audio", "audio/ogg; codecs=opus", note)
     media_stack.receive()
-    media_id = _media_id_of(media_stack, wamid)
+    media_id = media_stack.media_id_of(wamid)
     # Stored with its message, not yet fetched: nobody knows its length.
     assert media_stack.media_item(media_id)["duration_seconds"] is None
 
@@ -41,8 +34,8 @@ def test_a_video_has_its_length_and_a_photo_none(media_stack: MediaStack) -> Non
     photo = media_stack.sandbox.inbound_media(CUSTOMER, "image", "image/png", png_bytes(seed=9))
     media_stack.receive(2)
     assert media_stack.fetcher.drain().stored == 2
-    assert media_stack.media_item(_media_id_of(media_stack, video))["duration_seconds"] == 12.5
-    assert media_stack.media_item(_media_id_of(media_stack, photo))["duration_seconds"] is None
+    assert media_stack.media_item(media_stack.media_id_of(video))["duration_seconds"] == 12.5
+    assert media_stack.media_item(media_stack.media_id_of(photo))["duration_seconds"] is None
 
 
 @pytest.mark.parametrize(
@@ -60,7 +53,7 @@ def test_a_file_whose_length_cannot_be_read_is_stored_all_the_same_with_none(
 ) -> None:
     wamid = media_stack.sandbox.inbound_media(CUSTOMER, mime_type.partition("/")[0], mime_type, content)
     media_stack.receive()
-    media_id = _media_id_of(media_stack, wamid)
+    media_id = media_stack.media_id_of(wamid)
     result = media_stack.fetcher.drain()
     assert (result.stored, result.failed, result.retrying) == (1, 0, 0)
     kept = media_stack.media_item(media_id)
