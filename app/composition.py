@@ -10,6 +10,7 @@ import httpx
 
 from backend.clock import Clock, utc_now
 from backend.database import Database
+from backend.database.checkpoint import WalCheckpointer
 from backend.dispatch.dispatcher import WebhookDispatcher
 from backend.domain.templates import TemplateCatalog
 from backend.inbox.conversation_timers import ConversationTimers
@@ -131,4 +132,7 @@ def build_workers(
     # Journal: on PostgreSQL, committed entries are numbered after commit (SQLite numbers them at once).
     if not parts.database.is_sqlite:
         workers.append(JournalSequencer(parts.database))
+    # Database: SQLite's log is checkpointed here, not by whichever writer's commit grows it.
+    if parts.database.is_sqlite:
+        workers.append(WalCheckpointer(parts.database))
     return workers

@@ -353,6 +353,8 @@ class HttpRole:
             settings.database_url,
             sqlite_synchronous=settings.sqlite_synchronous,
             application_name=server_application_name(plan.role),
+            # The background process checkpoints SQLite's log (WalCheckpointer), off every commit.
+            checkpoint_on_commit=False,
         )
         if database.is_sqlite:
             urgent = UrgentWriters(plan.urgent_writers) if plan.urgent_writers is not None else None
@@ -414,6 +416,8 @@ class WorkersRole:
             sqlite_synchronous=settings.sqlite_synchronous,
             pool_size=WORKER_POOL_SIZE,
             application_name=server_application_name(plan.role),
+            # The background process checkpoints SQLite's log (WalCheckpointer), off every commit.
+            checkpoint_on_commit=False,
         )
         if database.is_sqlite and plan.urgent_writers is not None:
             # The sender's calls wait for its short transactions: it polls for the lock as HTTP does.

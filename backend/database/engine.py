@@ -56,7 +56,7 @@ class Database:
         self.engine.dispose()
 
 
-def _install_sqlite_discipline(engine: Engine, synchronous: str) -> None:
+def _install_sqlite_discipline(engine: Engine, synchronous: str, *, checkpoint_on_commit: bool) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
         # Let SQLAlchemy, not the driver, decide when transactions begin (see _on_begin).
@@ -66,6 +66,9 @@ def _install_sqlite_discipline(engine: Engine, synchronous: str) -> None:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         cursor.execute(f"PRAGMA synchronous={synchronous}")
+        if not checkpoint_on_commit:
+            # A WalCheckpointer worker checkpoints instead, without the write lock (checkpoint.py).
+            cursor.execute("PRAGMA wal_autocheckpoint=0")
         cursor.close()
 
     @event.listens_for(engine, "begin")
@@ -106,11 +109,13 @@ def create_database(
     sqlite_synchronous: Literal["NORMAL", "FULL"] = "NORMAL",
     pool_size: int = 10,
     application_name: str | None = None,
+    checkpoint_on_commit: bool = True,
 ) -> Database:
     """Connect to the database at a SQLAlchemy URL (SQLite file or PostgreSQL via psycopg 3).
 
     On PostgreSQL `application_name` names the connections in pg_stat_activity (a restore looks there
-    for servers still using the database).
+    for servers still using the database). On SQLite `checkpoint_on_commit=False` leaves the log's
+    checkpoints to a WalCheckpointer worker, which must then run beside these connections.
     """
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
@@ -122,7 +127,7 @@ def create_database(
             pool_size=pool_size,
             max_overflow=pool_size,
         )
-        _install_sqlite_discipline(engine, sqlite_synchronous)
+        _install_sqlite_discipline(engine, sqlite_synchronous, checkpoint_on_commit=checkpoint_on_commit)
     else:
         if parsed.drivername == "postgresql":
             parsed = parsed.set(drivername="postgresql+psycopg")
