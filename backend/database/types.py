@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,6 +30,31 @@ class UtcDateTime(TypeDecorator[datetime]):
         if dialect.name == "sqlite":
             return value.replace(tzinfo=None)
         return value
+
+    def bind_processor(self, dialect: Dialect) -> Callable[[datetime | None], Any] | None:
+        """On SQLite, straight to the text SQLAlchemy writes: its own per-field formatting cost more."""
+        if dialect.name != "sqlite":
+            return super().bind_processor(dialect)
+
+        # A batch binds one `now` to many rows and columns: the last value's text is kept.
+        last: tuple[datetime | None, str | None] = (None, None)
+
+        def to_text(value: datetime | None) -> str | None:
+            nonlocal last
+            if value is None:
+                return None
+            seen, text = last
+            if value is seen:
+                return text
+            if value.tzinfo is None:
+                raise ValueError("naive datetime given to a UTC column; use an aware datetime")
+            utc = value if value.tzinfo is UTC else value.astimezone(UTC)
+            # The text SQLAlchemy's SQLite DATETIME writes: "YYYY-MM-DD HH:MM:SS.ffffff".
+            text = utc.replace(tzinfo=None).isoformat(" ", "microseconds")
+            last = (value, text)
+            return text
+
+        return to_text
 
     def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
         """Give back an aware UTC datetime."""
