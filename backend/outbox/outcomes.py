@@ -45,10 +45,17 @@ class RecordSummary:
     """How many rows each outcome moved, by the state they ended in."""
 
     by_state: dict[str, int] = field(default_factory=dict)
+    # (dedupe key, state, wamid, error code) of each answer, for `log_answers`.
+    answers: list[tuple[str, str, str | None, int | None]] = field(default_factory=list)
 
     def add(self, state: str) -> None:
         """Count one row ending in `state`."""
         self.by_state[state] = self.by_state.get(state, 0) + 1
+
+    def log_answers(self) -> None:
+        """One line per answer; never the payload (customers' words) nor Meta's free-form details."""
+        for key, state, wamid, code in self.answers:
+            log.info("send %s: %s (wamid %s, code %s)", key, state, wamid, code)
 
 
 def record_outcomes(
@@ -63,6 +70,8 @@ def record_outcomes(
     """Move each sent row to the state its outcome calls for, if it is still this claim's row.
 
     With `changes`, the journal entries are left to the caller (one journal write per transaction).
+    The caller logs the answers (`RecordSummary.log_answers`) once the transaction is over, so the
+    log's I/O is not done while the write lock is held.
     """
     summary = RecordSummary()
     if not results:
@@ -112,13 +121,8 @@ def record_outcomes(
                 delay = max(retry_delay(message.attempts, jitter()), outcome.minimum_delay_seconds)
             values["not_before"] = now + timedelta(seconds=delay)
         writes.setdefault(transition, []).append(values)
-        # One line per answer; never the payload (customers' words) nor Meta's free-form details.
-        log.info(
-            "send %s: %s (wamid %s, code %s)",
-            message.dedupe_key,
-            transition.target or row.state,
-            outcome.wamid or row.wamid,
-            outcome.code,
+        summary.answers.append(
+            (message.dedupe_key, transition.target or row.state, outcome.wamid or row.wamid, outcome.code)
         )
         if transition.target is not None:
             own.append(

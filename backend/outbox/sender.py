@@ -47,7 +47,7 @@ from backend.outbox.claim import (
 from backend.outbox.graph_transport import KeepAliveTransport
 from backend.outbox.number_health import TierSource
 from backend.outbox.opt_outs import after_refusals
-from backend.outbox.outcomes import give_back_unsent, record_outcomes
+from backend.outbox.outcomes import RecordSummary, give_back_unsent, record_outcomes
 from backend.outbox.state_writes import journal_transitions
 from backend.parts import BackendParts
 
@@ -546,20 +546,25 @@ class OutboxSender:
     ) -> list[ClaimedMessage]:
         """The tick's transaction; the rows it started."""
         results, given_back, released, to_start = work
-        with self.database.transaction() as session:
-            now = self._clock()
-            changes: Changes = []
-            record_outcomes(
-                session, results, settings=self.settings, now=now, jitter=self._jitter, changes=changes
-            )
-            after_refusals(session, results, settings=self.settings, templates=self._templates, now=now)
-            give_back_unsent(session, given_back, now, changes)
-            release_reserved(session, released, now)
-            started = start_reserved(
-                session, to_start, now=now, lease_seconds=self._lease_seconds, changes=changes
-            )
-            journal_transitions(session, changes, now)
-            return started
+        summary = RecordSummary()
+        try:
+            with self.database.transaction() as session:
+                now = self._clock()
+                changes: Changes = []
+                summary = record_outcomes(
+                    session, results, settings=self.settings, now=now, jitter=self._jitter, changes=changes
+                )
+                after_refusals(session, results, settings=self.settings, templates=self._templates, now=now)
+                give_back_unsent(session, given_back, now, changes)
+                release_reserved(session, released, now)
+                started = start_reserved(
+                    session, to_start, now=now, lease_seconds=self._lease_seconds, changes=changes
+                )
+                journal_transitions(session, changes, now)
+        finally:
+            # After the commit (or its failure): Meta's answers are logged either way, as evidence.
+            summary.log_answers()
+        return started
 
     # ----- plumbing
 
