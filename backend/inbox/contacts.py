@@ -18,7 +18,9 @@ def contact_for_number(session: Session, e164: str, now: datetime) -> Contact:
     contact = session.scalar(select(Contact).where(Contact.wa_id == wa_id))
     if contact is None:
         session.execute(
-            insert_ignoring_conflicts(session, Contact, ["wa_id"], wa_id=wa_id, number=e164, created_at=now)
+            insert_ignoring_conflicts(
+                session, Contact.__table__, ["wa_id"], wa_id=wa_id, number=e164, created_at=now
+            )
         )
         contact = session.scalars(select(Contact).where(Contact.wa_id == wa_id)).one()
     return contact
@@ -31,7 +33,7 @@ def conversation_for(session: Session, contact: Contact, now: datetime) -> Conve
         session.execute(
             insert_ignoring_conflicts(
                 session,
-                Conversation,
+                Conversation.__table__,
                 ["contact_id"],
                 contact_id=contact.id,
                 unread_count=0,
