@@ -172,6 +172,7 @@ def test_a_role_that_keeps_failing_before_it_is_ready_stops_everything_with_exit
     supervisor = Supervisor(settings, ["steady", BROKEN_AFTER_CRASH], target=tiny_child, first_backoff=0.01)
     running = Supervised(supervisor)
     supervised.append(running)
+    cue_file(settings.data_dir, BROKEN_AFTER_CRASH).touch()
     running.wait_until_finished(timeout=45)
     supervised.clear()
     assert running.status == FAILURE_STATUS
