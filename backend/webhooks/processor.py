@@ -315,14 +315,7 @@ class WebhookProcessor:
             if not rows:
                 return ProcessingResult()
             deliveries = [self._parse(row.id, bytes(row.body)) for row in rows]
-            return apply_deliveries(
-                session,
-                deliveries,
-                self._clock(),
-                on_window_opened=self._on_window_opened,
-                foreign_numbers=self._foreign_numbers,
-                compliance=self._compliance,
-            )
+            return self._apply(session, deliveries)
 
     def _process_batch_sqlite(self) -> ProcessingResult:
         """Read and parse outside the write lock, then apply in a transaction of bounded size.
@@ -356,14 +349,17 @@ class WebhookProcessor:
             still_pending = [delivery for delivery in deliveries if delivery.id in pending]
             if not still_pending:
                 return ProcessingResult()
-            return apply_deliveries(
-                session,
-                still_pending,
-                self._clock(),
-                on_window_opened=self._on_window_opened,
-                foreign_numbers=self._foreign_numbers,
-                compliance=self._compliance,
-            )
+            return self._apply(session, still_pending)
+
+    def _apply(self, session: Session, deliveries: list[ParsedDelivery]) -> ProcessingResult:
+        return apply_deliveries(
+            session,
+            deliveries,
+            self._clock(),
+            on_window_opened=self._on_window_opened,
+            foreign_numbers=self._foreign_numbers,
+            compliance=self._compliance,
+        )
 
     def _parse(self, delivery_id: int, body: bytes) -> ParsedDelivery:
         return parse_delivery(delivery_id, body, self._foreign_numbers.phone_number_id)
@@ -385,16 +381,7 @@ class WebhookProcessor:
                     if row is None:
                         continue
                     delivery = self._parse(row.id, bytes(row.body))
-                    total.add(
-                        apply_deliveries(
-                            session,
-                            [delivery],
-                            self._clock(),
-                            on_window_opened=self._on_window_opened,
-                            foreign_numbers=self._foreign_numbers,
-                            compliance=self._compliance,
-                        )
-                    )
+                    total.add(self._apply(session, [delivery]))
             except OperationalError as error:
                 log.warning("webhook processing paused, the database is unavailable: %s", error)
                 total.failed_deliveries += 1
