@@ -10,6 +10,7 @@ runs passive checkpoints, which take no write lock, every fraction of a second i
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 from dataclasses import dataclass
 
@@ -60,6 +61,8 @@ class WalCheckpointer:
         while not stop.is_set():
             try:
                 self.run_once()
-            except (SQLAlchemyError, OSError) as error:
+            except (SQLAlchemyError, sqlite3.Error, OSError) as error:
+                # The driver's own errors too (the PRAGMA runs on a raw connection): should this loop
+                # end, the log would grow with every commit until the process restarts.
                 log.warning("write-ahead log checkpoint paused, the database is unavailable: %s", error)
             stop.wait(self.interval_seconds)

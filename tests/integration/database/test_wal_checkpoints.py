@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -98,6 +99,37 @@ def test_the_worker_checkpoints_until_stopped(sqlite_url: str) -> None:
         assert not worker.is_alive()
         # Checkpointed between the writes: the log was reused and holds about one batch, not all.
         assert _wal_bytes(database) < ROWS * 4000 // 4
+    finally:
+        database.dispose()
+
+
+def test_a_failed_checkpoint_is_logged_and_the_worker_goes_on(
+    sqlite_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    database = create_database(sqlite_url, checkpoint_on_commit=False)
+    try:
+        checkpointer = WalCheckpointer(database, interval_seconds=0.01)
+        calls: list[int] = []
+        run_once = checkpointer.run_once
+        went_on = threading.Event()
+
+        def failing_first() -> CheckpointResult:
+            calls.append(1)
+            if len(calls) == 1:
+                raise sqlite3.OperationalError("disk I/O error")
+            went_on.set()
+            return run_once()
+
+        checkpointer.run_once = failing_first  # type: ignore[method-assign]
+        stop = threading.Event()
+        worker = threading.Thread(target=checkpointer.run, args=(stop,))
+        worker.start()
+        try:
+            assert went_on.wait(5)
+        finally:
+            stop.set()
+            worker.join(timeout=5)
+        assert "checkpoint paused" in caplog.text
     finally:
         database.dispose()
 
