@@ -70,6 +70,10 @@ def inbox(
     root.setLevel(level)
 
 
+# What `inbox serve` prints once every child is ready.
+SERVING_LINE = "inbox is serving on"
+
+
 @contextmanager
 def serving(environment: dict[str, str], announced: Path | None = None) -> Iterator[str]:
     """`inbox serve` in its own process until the block ends; yields its loopback URL.
@@ -92,7 +96,10 @@ def serving(environment: dict[str, str], announced: Path | None = None) -> Itera
             try:
                 if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5).status_code == 200:
                     socket.create_connection(lan, timeout=5).close()
-                    break
+                    # The HTTP child answers before every child is ready; the supervisor says
+                    # where it serves only then, and the tests read that line.
+                    if announced is None or SERVING_LINE in announced.read_text():
+                        break
             except (httpx.TransportError, OSError):
                 pass
             assert process.poll() is None, process.communicate(timeout=10)[1]
