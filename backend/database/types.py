@@ -46,11 +46,10 @@ class UtcDateTime(TypeDecorator[datetime]):
             seen, text = last
             if value is seen:
                 return text
-            if value.tzinfo is None:
-                raise ValueError("naive datetime given to a UTC column; use an aware datetime")
-            utc = value if value.tzinfo is UTC else value.astimezone(UTC)
+            naive_utc = self.process_bind_param(value, dialect)
+            assert naive_utc is not None
             # The text SQLAlchemy's SQLite DATETIME writes: "YYYY-MM-DD HH:MM:SS.ffffff".
-            text = utc.replace(tzinfo=None).isoformat(" ", "microseconds")
+            text = naive_utc.isoformat(" ", "microseconds")
             last = (value, text)
             return text
 
