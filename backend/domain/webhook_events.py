@@ -111,9 +111,14 @@ class ParsedBody:
     foreign_events: dict[str | None, int] = field(default_factory=dict)
 
     @property
+    def events(self) -> list[InboundMessageEvent | StatusEvent | AccountEvent]:
+        """Every event the processor applies, messages first, then statuses, then account events."""
+        return [*self.messages, *self.statuses, *self.account_events]
+
+    @property
     def event_count(self) -> int:
-        """Messages plus statuses."""
-        return len(self.messages) + len(self.statuses)
+        """How many events `events` holds."""
+        return len(self.messages) + len(self.statuses) + len(self.account_events)
 
 
 def message_key(wamid: str) -> str:

@@ -77,13 +77,6 @@ class ParsedDelivery:
     parsed: ParsedBody | None
     problem: str | None
 
-    @property
-    def event_count(self) -> int:
-        """Messages, statuses and account events of our number in the body."""
-        if self.parsed is None:
-            return 0
-        return len(self.parsed.messages) + len(self.parsed.statuses) + len(self.parsed.account_events)
-
 
 class ForeignNumbers:
     """Warns once for each business number not ours that webhooks name, however many events it has."""
@@ -160,12 +153,7 @@ def apply_deliveries(
             result.foreign_events += count
             if foreign_numbers is not None:
                 foreign_numbers.report(number)
-        events: list[InboundMessageEvent | StatusEvent | AccountEvent] = [
-            *delivery.parsed.messages,
-            *delivery.parsed.statuses,
-            *delivery.parsed.account_events,
-        ]
-        for event in events:
+        for event in delivery.parsed.events:
             result.events += 1
             if event.key in seen:
                 result.duplicates += 1
@@ -333,7 +321,7 @@ class WebhookProcessor:
         for row in rows:
             delivery = self._parse(row.id, bytes(row.body))
             deliveries.append(delivery)
-            events += delivery.event_count
+            events += delivery.parsed.event_count if delivery.parsed is not None else 0
             if events >= MAX_EVENTS_PER_SQLITE_BATCH:
                 break
         with self._turns.background(), self._database.transaction() as session:
