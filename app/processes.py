@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import gc
 import logging
 import multiprocessing
 import os
@@ -523,6 +524,16 @@ def exit_child(status: int) -> NoReturn:
     os._exit(status)
 
 
+def freeze_startup_objects() -> None:
+    """Collect the start-up garbage, then keep every object still alive out of later collections."""
+    # A child holds 50,000 to 140,000 objects once its role is built (modules, mappers, the web app),
+    # and a full collection walked them all: 90-130 ms in which the sender started nothing and the
+    # processor held SQLite's write lock, the longest pauses in bench.e2e's ledger. Frozen, they are
+    # never walked again; what the role makes while running is collected as before.
+    gc.collect()
+    gc.freeze()
+
+
 def child_main(plan: ChildPlan) -> None:
     """The spawned child: build the role's runner, say ready, run until told to stop, stop in bound."""
     # Ctrl+C reaches every process of the console; the supervisor decides and tells each child.
@@ -534,6 +545,8 @@ def child_main(plan: ChildPlan) -> None:
     try:
         runner = runner_for(plan)
         watch_supervisor(plan, stop, runner.orphaned)
+        # Before any worker runs: what they make is theirs to collect.
+        freeze_startup_objects()
         runner.start()
     except Exception as error:
         log.exception("the %s process could not start", plan.role)
