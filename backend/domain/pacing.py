@@ -21,9 +21,10 @@ TIER_RECHECK = timedelta(minutes=15)
 
 # Calls are paced this far under the number's cap, so no sliding second carries more than the cap: a
 # sender catching up after a stall may run 10 ms ahead (1 % of a second at 1,000/s), and the network
-# bunches arrivals by up to 1.5 % more (bench.e2e: a bare client paced at exactly 1,000/s shows 1,005
-# to 1,014 arrivals in its busiest second).
-PACE_MARGIN = 0.03
+# and a busy receiver bunch arrivals by up to 2-4 % more (bench.e2e: a bare client paced at exactly
+# 1,000/s shows 1,005 to 1,039 arrivals in its busiest second; at 3 % under the cap the sender's
+# busiest second was 1,002 in one run of five).
+PACE_MARGIN = 0.04
 
 DEFER_PAIR_LIMIT = "pair_limit"
 DEFER_QUIET_HOURS = "quiet_hours"
