@@ -75,11 +75,22 @@ class BackgroundRunner(QObject):
         self.pending_changed.emit(len(self._callbacks))
         return request_id
 
-    def shutdown(self) -> None:
-        """Stop taking work; calls in flight are abandoned and their outcomes dropped."""
+    def shutdown(self, wait_seconds: float = 0.0) -> None:
+        """Stop taking work; calls in flight are abandoned and their outcomes dropped.
+
+        With `wait_seconds`, wait that long at most for the calls in flight to end, so the API client
+        they use can be closed after them (a call still connecting would otherwise open a socket that
+        the closed client never closes).
+        """
         self._callbacks.clear()
         for _thread in self._threads:
             self._work.put(None)
+        deadline = time.monotonic() + wait_seconds
+        for thread in self._threads:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            thread.join(remaining)
 
     def _work_loop(self) -> None:
         while True:

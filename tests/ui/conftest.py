@@ -59,7 +59,8 @@ def runner(qtbot: Any) -> Iterator[BackgroundRunner]:
     """The background runner the client uses."""
     background = BackgroundRunner()
     yield background
-    background.shutdown()
+    # Its calls end before the API client they use is closed (a long poll lasts a second here).
+    background.shutdown(wait_seconds=10.0)
 
 
 @pytest.fixture

@@ -250,6 +250,27 @@ def test_the_runner_refuses_a_lambda_for_results(qtbot: Any) -> None:
     runner.shutdown()
 
 
+def test_the_runner_can_wait_for_its_calls_in_flight_when_it_shuts_down(qtbot: Any) -> None:
+    runner = BackgroundRunner()
+    receiver = _Receiver()
+    started, release, ended = threading.Event(), threading.Event(), threading.Event()
+
+    def slow_call() -> None:
+        started.set()
+        release.wait(5.0)
+        ended.set()
+
+    runner.submit(slow_call, receiver.take, receiver.fail)
+    assert started.wait(5.0)
+    runner.shutdown()
+    assert not ended.is_set(), "without a wait, shutting down returns while the call still runs"
+    threading.Timer(0.2, release.set).start()
+    runner.shutdown(wait_seconds=5.0)
+    assert ended.is_set()
+    qtbot.wait(50)
+    assert receiver.results == [], "an abandoned call's outcome is dropped"
+
+
 def _event(seq: int, at: datetime, key: str, state: str, previous: str) -> Event:
     return Event(
         seq=seq,
