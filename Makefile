@@ -29,8 +29,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The tests that start the product's processes (kills, restarts, drains at the cap) count on the
+# machine's cores and run alone, after the rest has run on one worker per core (up to four).
 pytest: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/pytest
+	QT_QPA_PLATFORM=offscreen $(BIN)/pytest -m "not processes" --numprocesses=auto --maxprocesses=4
+	QT_QPA_PLATFORM=offscreen $(BIN)/pytest -m processes
 
 # The wheel and sdist an office installs (README: Installing it on an office machine).
 dist: $(STAMP)

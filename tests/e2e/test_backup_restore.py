@@ -26,7 +26,7 @@ from tests.conftest import DatabaseMaker
 
 from .conftest import Stack
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = [pytest.mark.processes, pytest.mark.timeout(90)]
 
 MESSAGES = 24
 

@@ -17,7 +17,7 @@ from bench import chaos
 from bench.harness import GRAPH_TOKEN, PHONE_NUMBER_ID, Rig, SendRecord, Verdict, customer_number
 from tests.conftest import postgres_server_url
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(150)]
+pytestmark = [pytest.mark.processes, pytest.mark.slow, pytest.mark.timeout(150)]
 
 SIZES = replace(chaos.SMALL, sends=80, inbound=40, storm=80, backlog=200, scale=200)
 postgres_only = pytest.mark.skipif(postgres_server_url() is None, reason="PostgreSQL-only scenario")

@@ -11,7 +11,7 @@ import pytest
 
 from .conftest import APP_SECRET, GRAPH_TOKEN, Stack
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.processes, pytest.mark.timeout(60)]
 
 PRIVATE_TEXT = "my card number is 4111 1111 1111 1111"
 

@@ -9,7 +9,7 @@ import pytest
 
 from .conftest import Stack
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.processes, pytest.mark.timeout(60)]
 
 FINAL = {"read"}
 

@@ -186,6 +186,7 @@ def test_db_upgrade_creates_the_schema(tmp_path: Path) -> None:
     assert run_inbox("db", "current", env=env).stdout.strip() != "empty"
 
 
+@pytest.mark.processes
 def test_serve_answers_healthz_and_stops_on_sigterm(tmp_path: Path) -> None:
     port = free_port()
     env = isolated_env(
@@ -227,6 +228,7 @@ def test_serve_answers_healthz_and_stops_on_sigterm(tmp_path: Path) -> None:
     assert all(process_gone(int(pid)) for pid in children.values())
 
 
+@pytest.mark.processes
 def test_worker_runs_its_roles_in_processes_and_stops_them_on_sigterm(tmp_path: Path) -> None:
     env = isolated_env(
         tmp_path,

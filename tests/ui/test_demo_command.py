@@ -29,6 +29,8 @@ from app.demo_story import (
 from backend.sandbox.customers import OPENERS
 from backend.settings import load_settings
 
+pytestmark = pytest.mark.processes
+
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 

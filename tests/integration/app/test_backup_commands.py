@@ -25,6 +25,8 @@ from bench.chaos import enqueue_backlog
 from bench.harness import APP_SECRET, GRAPH_TOKEN, ROOT, VERIFY_TOKEN, Rig
 from tests.conftest import DatabaseMaker
 
+pytestmark = pytest.mark.processes
+
 # The schema revision release 0.1.0 shipped with (its newest migration).
 RELEASE_0_1_0_HEAD = "0004"
 AT = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)

@@ -32,7 +32,7 @@ from ui.api.pinning import MISMATCH_CODE, PinnedContext
 LAN_HOST = "127.0.0.2"
 INVITE = re.compile(r"^inbox://127\.0\.0\.2:(\d+)\?fingerprint=([0-9a-f]{64})&token=(\S+)$")
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(150)]
+pytestmark = [pytest.mark.processes, pytest.mark.slow, pytest.mark.timeout(150)]
 
 
 def free_lan_port() -> int:

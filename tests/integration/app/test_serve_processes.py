@@ -22,7 +22,7 @@ from bench.chaos import enqueue_backlog
 from bench.harness import BackendProcess, Rig, SendRecord, customer_number
 from tests.integration.app.process_support import process_gone
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.processes, pytest.mark.slow, pytest.mark.timeout(120)]
 
 
 @pytest.fixture
@@ -100,8 +100,11 @@ def test_a_killed_http_process_is_replaced_on_the_same_port_and_a_request_made_m
     # Sent while no HTTP process runs: the connection waits in the supervisor's socket backlog.
     answer = httpx.get(f"http://127.0.0.1:{serve.port}/healthz", timeout=30)
     assert answer.status_code == 200
-    assert new_child(serve, "http", killed) != killed
-    assert f"child http pid {serve.children()['http']} is ready again" in serve.log()
+    replacement = new_child(serve, "http", killed)
+    assert replacement != killed
+    # The new child may answer before the supervisor has read its ready message and said so.
+    ready_line = f"child http pid {replacement} is ready again"
+    wait_for(lambda: ready_line in serve.log(), 10, "the supervisor saying the new HTTP process is ready")
 
 
 def test_sigterm_under_a_backlog_ends_every_process_within_10_seconds_leaving_nothing_sending(

@@ -31,7 +31,7 @@ from tests.integration.app.tiny_roles import (
     tiny_child,
 )
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.processes, pytest.mark.timeout(60)]
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from backend.sandbox.pictures import cracked_mug
 from bench.harness import Rig
 from tests.media_files import opus_voice_note
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.processes, pytest.mark.slow, pytest.mark.timeout(60)]
 
 CUSTOMER = "+16505550133"
 

@@ -144,6 +144,7 @@ def start_worker(environment: dict[str, str], log_path: Path) -> subprocess.Pope
 
 
 @pytest.mark.timeout(90)
+@pytest.mark.processes
 def test_two_worker_processes_send_each_row_once_and_stop_on_sigterm(
     database_url: str,
     database: Database,

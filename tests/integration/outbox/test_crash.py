@@ -24,6 +24,8 @@ from bench.fake_graph import FakeGraph
 from tests.integration.outbox.conftest import count_in_state, enqueue_all, number, rows, template_request
 from tests.integration.outbox.test_claim_race import ROOT, _wait_for, _worker_environment, start_worker
 
+pytestmark = pytest.mark.processes
+
 ROWS = 20
 
 

@@ -13,7 +13,7 @@ from backend.domain.webhook_signature import sign
 from backend.users import create_user
 from bench.harness import APP_SECRET, GRAPH_TOKEN, VERIFY_TOKEN, Rig, SendRecord, keys_for
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.processes, pytest.mark.slow, pytest.mark.timeout(120)]
 
 
 def test_tokens_and_secrets_never_reach_the_log(database_url: str, tmp_path: Path) -> None:

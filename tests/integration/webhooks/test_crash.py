@@ -22,6 +22,8 @@ from backend.settings import Settings
 from backend.webhooks.processor import WebhookProcessor
 from tests.integration.webhooks.support import APP_SECRET, encode, envelope, text_message
 
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[3]
 
 
