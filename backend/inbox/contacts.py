@@ -2,48 +2,92 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from backend.database.models import Contact, Conversation
-from backend.database.upsert import insert_ignoring_conflicts
+from backend.database.upsert import dialect_insert, insert_ignoring_conflicts
 from backend.domain.phone import InvalidNumberError, normalize_number, wa_id_for
+
+
+@dataclass(frozen=True)
+class ContactRef:
+    """What enqueueing needs of a contact: its id and whether it opted out of marketing."""
+
+    id: int
+    opted_out: bool
+
+
+def contact_refs_for_numbers(
+    session: Session, numbers: Iterable[str], now: datetime
+) -> dict[str, ContactRef]:
+    """The contact of each E.164 number, by number, creating the new ones (safe against a concurrent creator).
+
+    A few statements for any number of numbers: a batch of a thousand messages finds or creates its
+    contacts inside its write transaction, where a statement per number cost more than the inserts.
+    """
+    wanted = {wa_id_for(number): number for number in numbers}
+    if not wanted:
+        return {}
+    found = _contacts_by_wa_id(session, list(wanted))
+    missing = [wa_id for wa_id in wanted if wa_id not in found]
+    if missing:
+        session.execute(
+            dialect_insert(session, Contact.__table__).on_conflict_do_nothing(index_elements=["wa_id"]),
+            [{"wa_id": wa_id, "number": wanted[wa_id], "created_at": now} for wa_id in missing],
+        )
+        found.update(_contacts_by_wa_id(session, missing))
+    return {number: found[wa_id] for wa_id, number in wanted.items()}
+
+
+def _contacts_by_wa_id(session: Session, wa_ids: list[str]) -> dict[str, ContactRef]:
+    rows = session.execute(
+        select(Contact.wa_id, Contact.id, Contact.opted_out_at).where(Contact.wa_id.in_(wa_ids))
+    ).all()
+    return {
+        wa_id: ContactRef(id=id_, opted_out=opted_out_at is not None)
+        for wa_id, id_, opted_out_at in rows
+        if wa_id is not None
+    }
 
 
 def contact_for_number(session: Session, e164: str, now: datetime) -> Contact:
     """The contact with this number, created if new (safe against a concurrent creator)."""
-    wa_id = wa_id_for(e164)
-    contact = session.scalar(select(Contact).where(Contact.wa_id == wa_id))
-    if contact is None:
+    return session.get_one(Contact, contact_refs_for_numbers(session, [e164], now)[e164].id)
+
+
+def conversation_ids_for(session: Session, contact_ids: Iterable[int], now: datetime) -> dict[int, int]:
+    """The conversation id of each contact, by contact id, creating those there are not yet."""
+    wanted = sorted(set(contact_ids))
+    if not wanted:
+        return {}
+    found = _conversations_of(session, wanted)
+    missing = [contact_id for contact_id in wanted if contact_id not in found]
+    if missing:
         session.execute(
-            insert_ignoring_conflicts(
-                session, Contact.__table__, ["wa_id"], wa_id=wa_id, number=e164, created_at=now
-            )
+            dialect_insert(session, Conversation.__table__).on_conflict_do_nothing(
+                index_elements=["contact_id"]
+            ),
+            [{"contact_id": contact_id, "unread_count": 0, "created_at": now} for contact_id in missing],
         )
-        contact = session.scalars(select(Contact).where(Contact.wa_id == wa_id)).one()
-    return contact
+        found.update(_conversations_of(session, missing))
+    return found
+
+
+def _conversations_of(session: Session, contact_ids: list[int]) -> dict[int, int]:
+    rows = session.execute(
+        select(Conversation.contact_id, Conversation.id).where(Conversation.contact_id.in_(contact_ids))
+    ).all()
+    return {contact_id: id_ for contact_id, id_ in rows}
 
 
 def conversation_for(session: Session, contact: Contact, now: datetime) -> Conversation:
     """The contact's conversation, created if there is none (safe against a concurrent creator)."""
-    conversation = session.scalar(select(Conversation).where(Conversation.contact_id == contact.id))
-    if conversation is None:
-        session.execute(
-            insert_ignoring_conflicts(
-                session,
-                Conversation.__table__,
-                ["contact_id"],
-                contact_id=contact.id,
-                unread_count=0,
-                created_at=now,
-            )
-        )
-        conversation = session.scalars(
-            select(Conversation).where(Conversation.contact_id == contact.id)
-        ).one()
-    return conversation
+    return session.get_one(Conversation, conversation_ids_for(session, [contact.id], now)[contact.id])
 
 
 def contact_for_sender(

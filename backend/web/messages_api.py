@@ -14,7 +14,6 @@ from backend.domain import media as media_rules
 from backend.domain.messages import (
     MAX_TRIGGER_REF_LENGTH,
     MEDIA_SEND_KINDS,
-    RECIPIENT_OPTED_OUT,
     Button,
     ButtonsRequest,
     MediaRequest,
@@ -24,7 +23,7 @@ from backend.domain.messages import (
 from backend.domain.origins import ORIGIN_API
 from backend.idempotency import MAX_KEY_LENGTH
 from backend.inbox.queries import batch_progress, message_by_key, message_resource
-from backend.outbox.enqueue import MessageRequest, check_request, enqueue
+from backend.outbox.enqueue import MessageRequest, Placed, check_request, enqueue, enqueue_many
 from backend.web import idempotency
 from backend.web.common import caller, json_object, now, parse_time, require_token, templates
 from backend.web.context import web_context
@@ -290,27 +289,21 @@ def post_batch() -> Response:
             response.status_code = 202
             response.headers[idempotency.REPLAYED_HEADER] = "true"
             return response
-        queued = duplicates = 0
-        opted_out: list[str] = []
-        for item in requests:
-            try:
-                result = enqueue(
-                    session,
-                    MessageRequest(**{**item.__dict__, "batch_id": batch_id}),
-                    templates=templates(),
-                    settings=context.settings,
-                    now=moment,
-                )
-            except MessageError as error:
-                if error.code != RECIPIENT_OPTED_OUT:
-                    raise
-                # One customer's opt-out does not fail the others: listed in the answer instead.
-                opted_out.append(item.dedupe_key)
-                continue
-            if result.created:
-                queued += 1
-            else:
-                duplicates += 1
+        placed = enqueue_many(
+            session,
+            [MessageRequest(**{**item.__dict__, "batch_id": batch_id}) for item in requests],
+            templates=templates(),
+            settings=context.settings,
+            now=moment,
+        )
+        # One customer's opt-out does not fail the others: listed in the answer instead.
+        opted_out = [
+            item.dedupe_key
+            for item, outcome in zip(requests, placed, strict=True)
+            if isinstance(outcome, MessageError)
+        ]
+        queued = sum(1 for outcome in placed if isinstance(outcome, Placed) and outcome.created)
+        duplicates = len(placed) - queued - len(opted_out)
         batch = session.get_one(Batch, batch_id)
         batch.message_count = queued
         batch.duplicate_count = duplicates
