@@ -478,30 +478,33 @@ class Rig:
         stats = self.sandbox.stats()
         if stats["webhooks_pending"]:
             return {"webhooks_pending": int(stats["webhooks_pending"])}
+        received = set(self.ledger_counts())
+
+        def counted(table: Any, *conditions: Any) -> Any:
+            return select(func.count()).select_from(table).where(*conditions).scalar_subquery()
+
+        # One statement, so one snapshot: on PostgreSQL each statement of a transaction sees the
+        # latest commit, and a sweep committed between two counts (unknown rows going back to
+        # `queued`) would be missed by both, the row counted neither busy nor undecided.
         with self.database.reader() as session:
-            busy = session.scalar(
-                select(func.count())
-                .select_from(OutboxMessage)
-                .where(OutboxMessage.state.in_([states.QUEUED, states.SENDING]))
-            )
-            unprocessed = session.scalar(
-                select(func.count())
-                .select_from(WebhookDelivery)
-                .where(WebhookDelivery.processed_at.is_(None))
-            )
-            # An `unknown` row without a hold reason still waits for its purpose's rule to decide.
-            undecided = session.scalar(
-                select(func.count())
-                .select_from(OutboxMessage)
-                .where(OutboxMessage.state == states.UNKNOWN, OutboxMessage.hold_reason.is_(None))
-            )
-            inbound = session.scalar(select(func.count()).select_from(InboundMessage))
-            received = set(self.ledger_counts())
-            behind = session.scalar(
-                select(func.count())
-                .select_from(OutboxMessage)
-                .where(OutboxMessage.dedupe_key.in_(received), OutboxMessage.state != states.READ)
-            )
+            busy, unprocessed, undecided, inbound, behind = session.execute(
+                select(
+                    counted(OutboxMessage, OutboxMessage.state.in_([states.QUEUED, states.SENDING])),
+                    counted(WebhookDelivery, WebhookDelivery.processed_at.is_(None)),
+                    # An `unknown` row without a hold reason still waits for its purpose's rule to decide.
+                    counted(
+                        OutboxMessage,
+                        OutboxMessage.state == states.UNKNOWN,
+                        OutboxMessage.hold_reason.is_(None),
+                    ),
+                    counted(InboundMessage),
+                    counted(
+                        OutboxMessage,
+                        OutboxMessage.dedupe_key.in_(received),
+                        OutboxMessage.state != states.READ,
+                    ),
+                )
+            ).one()
         missing_inbound = max(0, len(self.inbound_wamids) - (inbound or 0))
         waiting = {"busy": busy or 0, "unprocessed": unprocessed or 0, "behind": behind or 0}
         waiting["undecided"] = undecided or 0

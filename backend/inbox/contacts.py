@@ -34,7 +34,8 @@ def contact_refs_for_numbers(
     if not wanted:
         return {}
     found = _contacts_by_wa_id(session, list(wanted))
-    missing = [wa_id for wa_id in wanted if wa_id not in found]
+    # In one order for every writer, so two batches creating the same contacts cannot deadlock.
+    missing = sorted(wa_id for wa_id in wanted if wa_id not in found)
     if missing:
         session.execute(
             dialect_insert(session, Contact.__table__).on_conflict_do_nothing(index_elements=["wa_id"]),
@@ -62,7 +63,7 @@ def contact_for_number(session: Session, e164: str, now: datetime) -> Contact:
 
 def conversation_ids_for(session: Session, contact_ids: Iterable[int], now: datetime) -> dict[int, int]:
     """The conversation id of each contact, by contact id, creating those there are not yet."""
-    wanted = sorted(set(contact_ids))
+    wanted = sorted(set(contact_ids))  # in one order for every writer, as contacts are
     if not wanted:
         return {}
     found = _conversations_of(session, wanted)
