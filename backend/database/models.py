@@ -130,6 +130,8 @@ class OutboxMessage(Base):
         # Keeps the claim query flat as the backlog grows: per priority, due rows in (not_before, id) order.
         Index("ix_outbox_messages_due", "state", "priority", "not_before", "id"),
         Index("ix_outbox_messages_lease", "state", "lease_expires_at"),
+        # The media uploader's idle check (does a queued row wait for a file?) without reading the backlog.
+        Index("ix_outbox_messages_queued_media", "state", "media_id"),
         Index("ix_outbox_messages_recipient_sent", "to_number", "sent_at"),
         # The thread's messages and the work queue's candidates: a conversation's messages by time.
         Index("ix_outbox_messages_conversation_created", "conversation_id", "created_at"),
