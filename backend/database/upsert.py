@@ -20,9 +20,9 @@ def dialect_insert(session: Session, model: Any) -> DialectInsert:
 def insert_ignoring_conflicts(
     session: Session, model: Any, conflict_columns: list[str], **values: Any
 ) -> DialectInsert:
-    """An insert of `values` that does nothing when a row with the same conflict columns exists."""
-    return (
-        dialect_insert(session, model)
-        .values(**values)
-        .on_conflict_do_nothing(index_elements=conflict_columns)
-    )
+    """An insert of `values` that does nothing when a row with the same conflict columns exists.
+
+    Without `values`, the rows come with the execution: `session.execute(statement, [row, ...])`.
+    """
+    statement = dialect_insert(session, model).on_conflict_do_nothing(index_elements=conflict_columns)
+    return statement.values(**values) if values else statement

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from backend.database.models import Contact, Conversation
-from backend.database.upsert import dialect_insert, insert_ignoring_conflicts
+from backend.database.upsert import insert_ignoring_conflicts
 from backend.domain.phone import InvalidNumberError, normalize_number, wa_id_for
 
 
@@ -38,7 +38,7 @@ def contact_refs_for_numbers(
     missing = sorted(wa_id for wa_id in wanted if wa_id not in found)
     if missing:
         session.execute(
-            dialect_insert(session, Contact.__table__).on_conflict_do_nothing(index_elements=["wa_id"]),
+            insert_ignoring_conflicts(session, Contact.__table__, ["wa_id"]),
             [{"wa_id": wa_id, "number": wanted[wa_id], "created_at": now} for wa_id in missing],
         )
         found.update(_contacts_by_wa_id(session, missing))
@@ -70,9 +70,7 @@ def conversation_ids_for(session: Session, contact_ids: Iterable[int], now: date
     missing = [contact_id for contact_id in wanted if contact_id not in found]
     if missing:
         session.execute(
-            dialect_insert(session, Conversation.__table__).on_conflict_do_nothing(
-                index_elements=["contact_id"]
-            ),
+            insert_ignoring_conflicts(session, Conversation.__table__, ["contact_id"]),
             [{"contact_id": contact_id, "unread_count": 0, "created_at": now} for contact_id in missing],
         )
         found.update(_conversations_of(session, missing))

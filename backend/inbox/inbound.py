@@ -12,7 +12,7 @@ from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session, aliased
 
 from backend.database.models import Contact, Conversation, InboundMessage, OutboxMessage, StatusEvent
-from backend.database.upsert import dialect_insert
+from backend.database.upsert import insert_ignoring_conflicts
 from backend.domain import states
 from backend.domain.origins import ORIGIN_AGENT, ORIGIN_API
 from backend.domain.webhook_events import InboundMessageEvent
@@ -226,10 +226,8 @@ def store_inbound(
 
 def _insert_new(session: Session, rows: list[dict[str, Any]]) -> dict[str, int]:
     """Insert the rows whose wamid is new; their ids by wamid."""
-    statement = (
-        dialect_insert(session, InboundMessage)
-        .on_conflict_do_nothing(index_elements=["wamid"])
-        .returning(InboundMessage.wamid, InboundMessage.id)
+    statement = insert_ignoring_conflicts(session, InboundMessage, ["wamid"]).returning(
+        InboundMessage.wamid, InboundMessage.id
     )
     return {wamid: row_id for wamid, row_id in session.execute(statement, rows)}
 

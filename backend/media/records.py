@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from backend.database import Database
 from backend.database.models import MediaFile, OutboxMessage
-from backend.database.upsert import dialect_insert
+from backend.database.upsert import insert_ignoring_conflicts
 from backend.domain import media as rules
 from backend.domain import states
 from backend.domain.webhook_events import InboundMessageEvent
@@ -40,11 +40,7 @@ def add_inbound_media(session: Session, events: Iterable[InboundMessageEvent], n
     ]
     if not rows:
         return 0
-    statement = (
-        dialect_insert(session, MediaFile)
-        .on_conflict_do_nothing(index_elements=["media_id"])
-        .returning(MediaFile.id)
-    )
+    statement = insert_ignoring_conflicts(session, MediaFile, ["media_id"]).returning(MediaFile.id)
     return len(list(session.execute(statement, rows)))
 
 

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from backend import counters
 from backend.database.models import OutboxMessage
-from backend.database.upsert import dialect_insert
+from backend.database.upsert import insert_ignoring_conflicts
 from backend.domain import states
 from backend.domain.messages import (
     KIND_TEMPLATE,
@@ -36,7 +36,7 @@ from backend.inbox.waiting import waiting_for_reply
 from backend.journal import journal_many
 from backend.outbox.state_writes import OUTBOX
 from backend.outbox.template_store import stored_status
-from backend.settings import Settings
+from backend.settings import PurposeRule, Settings
 
 
 @dataclass(frozen=True)
@@ -135,13 +135,13 @@ def enqueue_many(
     contacts = contact_refs_for_numbers(session, [message.to_number for message in checked], now)
     known = _ids_of_keys(session, [request.dedupe_key for request in requests])
     outcomes: list[Placed | MessageError | None] = [None] * len(requests)
-    new: list[tuple[int, bool]] = []  # (index, marketing) of the rows to insert, in order
+    new: list[tuple[int, PurposeRule, bool]] = []  # (index, rule, marketing) of the rows to insert, in order
     duplicates: list[int] = []
     taken: set[str] = set(known)
     for index, (request, message) in enumerate(zip(requests, checked, strict=True)):
+        rule = settings.rule_for(request.purpose)
         marketing = is_marketing(
-            purpose_marketing=settings.rule_for(request.purpose).marketing,
-            template_category=message.template_category,
+            purpose_marketing=rule.marketing, template_category=message.template_category
         )
         if request.dedupe_key in taken:
             duplicates.append(index)
@@ -153,13 +153,13 @@ def enqueue_many(
             )
         else:
             taken.add(request.dedupe_key)
-            new.append((index, marketing))
+            new.append((index, rule, marketing))
     conversations = conversation_ids_for(
-        session, [contacts[checked[index].to_number].id for index, _ in new], now
+        session, [contacts[checked[index].to_number].id for index, _, _ in new], now
     )
     answered: set[int] = set()
     rows: list[dict[str, Any]] = []
-    for index, marketing in new:
+    for index, rule, marketing in new:
         request, message = requests[index], checked[index]
         conversation_id = conversations[contacts[message.to_number].id]
         # A reply by a person answers the customer's first message since the previous one (reports);
@@ -173,7 +173,7 @@ def enqueue_many(
                 request,
                 message,
                 now=now,
-                urgent=settings.rule_for(request.purpose).urgent,
+                urgent=rule.urgent,
                 marketing=marketing,
                 conversation_id=conversation_id,
                 waiting_since=waiting_since,
@@ -197,7 +197,7 @@ def enqueue_many(
         ],
         now,
     )
-    for index, _ in new:
+    for index, _, _ in new:
         key = requests[index].dedupe_key
         if key in inserted:
             outcomes[index] = Placed(inserted[key], created=True)
@@ -220,7 +220,10 @@ def enqueue_many(
 
 
 def _check_templates_approved(session: Session, requests: Sequence[MessageRequest]) -> None:
-    """Raise for the first template request whose template Meta has not approved, as the table says."""
+    """Raise for the first template request whose template Meta has not approved.
+
+    The table holds what Meta said last, whichever process heard it (a catalog may be a second behind).
+    """
     statuses: dict[tuple[str, str], str | None] = {}
     for request in requests:
         if request.template is None:
@@ -277,10 +280,8 @@ def _insert_new(session: Session, rows: list[dict[str, Any]]) -> dict[str, int]:
         return {}
     # On the table, not the model: the ORM's insert path cost more per row than the insert itself,
     # all of it inside the write transaction. The unique index on dedupe_key decides, not a check.
-    statement = (
-        dialect_insert(session, OUTBOX)
-        .on_conflict_do_nothing(index_elements=["dedupe_key"])
-        .returning(OUTBOX.c.dedupe_key, OUTBOX.c.id)
+    statement = insert_ignoring_conflicts(session, OUTBOX, ["dedupe_key"]).returning(
+        OUTBOX.c.dedupe_key, OUTBOX.c.id
     )
     return {key: id_ for key, id_ in session.execute(statement, rows).all()}
 

@@ -16,7 +16,7 @@ from backend import counters
 from backend.clock import Clock, utc_now
 from backend.database import Database
 from backend.database.models import ProcessedEvent, WebhookDelivery
-from backend.database.upsert import dialect_insert
+from backend.database.upsert import insert_ignoring_conflicts
 from backend.domain.account_events import AccountEvent
 from backend.domain.webhook_events import (
     InboundMessageEvent,
@@ -113,11 +113,7 @@ def _insert_new_keys(session: Session, keys: list[tuple[str, int]], now: datetim
     """Insert event keys; the ones that already existed are not returned."""
     table: Any = ProcessedEvent.__table__
     # On the table, not the model: the ORM's bulk path costs more per row than the insert itself.
-    statement = (
-        dialect_insert(session, table)
-        .on_conflict_do_nothing(index_elements=["event_key"])
-        .returning(table.c.event_key)
-    )
+    statement = insert_ignoring_conflicts(session, table, ["event_key"]).returning(table.c.event_key)
     # Sorted so concurrent processors take key locks in the same order (no deadlock on PostgreSQL).
     rows = [
         {"event_key": key, "delivery_id": delivery, "processed_at": now} for key, delivery in sorted(keys)
