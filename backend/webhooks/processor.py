@@ -40,6 +40,11 @@ DEFAULT_BATCH_SIZE = 100
 # the sender and the webhook writer, and a transaction of thousands of statuses held it for 100 ms+.
 MAX_EVENTS_PER_SQLITE_BATCH = 300
 IDLE_SECONDS = 0.2
+# After a batch that emptied the queue the processor waits this long before the next, so bodies
+# arriving one by one are applied together: each batch costs a transaction and a turn at SQLite's
+# write lock whatever its size (bench.e2e's intake: 0.17-0.18 ms of the background's CPU per webhook
+# without the pause, 0.14 ms with it). A backlog is worked without a pause.
+GATHER_SECONDS = 0.02
 RETRY_AFTER_SECONDS = 2.0
 MAX_ERROR_LENGTH = 2000
 _ID_CHUNK = 500
@@ -269,6 +274,8 @@ class WebhookProcessor:
                 stop.wait(RETRY_AFTER_SECONDS)
             elif result.deliveries == 0:
                 stop.wait(IDLE_SECONDS)
+            elif result.deliveries < self.batch_size and result.events < MAX_EVENTS_PER_SQLITE_BATCH:
+                stop.wait(GATHER_SECONDS)
 
     def drain(self) -> ProcessingResult:
         """Process until nothing is pending (tests, replay and benchmarks)."""

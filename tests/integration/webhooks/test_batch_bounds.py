@@ -81,3 +81,43 @@ def test_a_body_processed_meanwhile_is_not_applied_again(
     assert result.deliveries == 0
     with database.reader() as session:
         assert session.scalar(select(func.count()).select_from(StatusEvent)) == 0
+
+
+class _RecordingStop:
+    """A stop event that records each pause the processor takes and stops it after `steps` of them."""
+
+    def __init__(self, steps: int) -> None:
+        self.pauses: list[float] = []
+        self._steps = steps
+
+    def is_set(self) -> bool:
+        return len(self.pauses) >= self._steps
+
+    def wait(self, timeout: float) -> bool:
+        self.pauses.append(timeout)
+        return self.is_set()
+
+
+def test_the_processor_works_a_backlog_without_pausing_and_gathers_after_emptying_it(
+    database: Database, client: FlaskClient, processor: WebhookProcessor
+) -> None:
+    processor.batch_size = 2
+    for body in range(5):
+        wamid = f"wamid.G{body}"
+        add_outbox_row(database, key=wamid, wamid=wamid, at=NOW)
+        _post_statuses(client, [wamid])
+    taken: list[int] = []
+    run_once = processor.run_once
+
+    def counted() -> processor_module.ProcessingResult:
+        result = run_once()
+        taken.append(result.deliveries)
+        return result
+
+    processor.run_once = counted  # type: ignore[method-assign]
+    stop = _RecordingStop(steps=2)
+    processor.run(stop)  # type: ignore[arg-type]
+    # Two full batches back to back, then the last body: the queue is empty, so it gathers, then idles.
+    assert taken == [2, 2, 1, 0]
+    assert stop.pauses == [processor_module.GATHER_SECONDS, processor_module.IDLE_SECONDS]
+    assert _pending(database) == 0
