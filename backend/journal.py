@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any, Protocol, cast
@@ -100,6 +101,11 @@ def note_journal_written(session: Session) -> None:
     session.info[JOURNAL_WRITTEN] = True
 
 
+# The sessionmakers whose transactions clear the mark when they end, and the lock that adds to them.
+_CLEARING_SESSIONS: weakref.WeakSet[Any] = weakref.WeakSet()
+_CLEARING_LOCK = threading.Lock()
+
+
 def watch_journal_commits(database: Database, notify: Callable[[], None]) -> Callable[[], None]:
     """Call `notify` after each commit of this database's write sessions that journaled; returns the undo."""
 
@@ -108,9 +114,13 @@ def watch_journal_commits(database: Database, notify: Callable[[], None]) -> Cal
             notify()
 
     # Every watcher of the sessions sees the mark before it is cleared (after_commit runs before
-    # after_transaction_end), however many watch them.
-    if not event.contains(database.sessions, "after_transaction_end", _forget_journal_writes):
-        event.listen(database.sessions, "after_transaction_end", _forget_journal_writes)
+    # after_transaction_end), however many watch them. Not `event.contains`: for a sessionmaker made
+    # after another one was collected it answers True most of the time without the listener being
+    # there, and the mark then outlived its transaction (every later commit woke the watchers).
+    with _CLEARING_LOCK:
+        if database.sessions not in _CLEARING_SESSIONS:
+            event.listen(database.sessions, "after_transaction_end", _forget_journal_writes)
+            _CLEARING_SESSIONS.add(database.sessions)
     event.listen(database.sessions, "after_commit", after_commit)
 
     def unwatch() -> None:

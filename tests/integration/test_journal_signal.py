@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 from datetime import UTC, datetime
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 from sqlalchemy import insert, select
+from sqlalchemy.orm import sessionmaker
 
 from backend.database import Database, create_database
 from backend.database.models import JournalEntry
@@ -82,3 +86,20 @@ def test_a_waiter_returns_when_notified_after_its_generation() -> None:
     # Already notified since `seen`: returns at once instead of waiting out the timeout.
     signal.wait(seen, timeout=30)
     assert signal.generation() == seen + 1
+
+
+def test_the_mark_ends_with_its_transaction_for_every_sessionmaker_of_a_process(database: Database) -> None:
+    # SQLAlchemy's registry answers "already listening" for most sessionmakers made after another
+    # one was collected; the mark then outlived its transaction and every later commit woke watchers.
+    for round_number in range(40):
+        sessions = sessionmaker(bind=database.engine)
+        signal = LocalJournalSignal()
+        watch_journal_commits(cast(Database, SimpleNamespace(sessions=sessions)), signal.notify)
+        with sessions() as session:
+            with session.begin():
+                journal(session, "test.event", {"n": round_number}, NOW)
+            with session.begin():
+                session.execute(select(JournalEntry.seq))
+        assert signal.generation() == 1, round_number
+        del sessions, session
+        gc.collect()
