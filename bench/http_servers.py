@@ -609,7 +609,11 @@ COSTS = {
     " worker that runs the app, so the ready report, the parent-death watch and the journal wake relay"
     " move into that worker (its target loader); (3) on Windows the stop terminates that worker"
     " (TerminateProcess): requests in flight get no answer, which webhooks (retried, deduplicated) and"
-    " keyed API calls survive, and long-polls reconnect; (4) a compiled dependency (Rust wheels)",
+    " keyed API calls survive, and long-polls reconnect; (4) a compiled dependency (Rust wheels)."
+    " (1) to (3) hold for granian's documented entry point only: its internal WSGI worker, run in the"
+    " HTTP process on the supervisor's socket, avoids them. What decides is (5): its WSGI environ"
+    " carries only the decoded path, with no raw request target, so a key holding '/' (a%2Fcancel)"
+    " would reach another key's route (a + /cancel); its ASGI interface passes raw_path",
 }
 
 
