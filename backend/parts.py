@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -27,6 +28,13 @@ class BodyStore(Protocol):
 
     def store(self, body: bytes, signature: str | None) -> bool:
         """Commit one body; True once it is durable."""
+
+    def submit(self, body: bytes, signature: str | None) -> Future[bool]:
+        """Queue one body for commit without waiting; the future says whether it is durable."""
+
+    @property
+    def timeout_seconds(self) -> float:
+        """How long a caller waits for a commit before it answers 503."""
 
     def close(self) -> None:
         """Refuse new bodies."""

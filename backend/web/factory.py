@@ -12,6 +12,7 @@ from backend.web.context import MAX_UPLOAD_BODY_BYTES, MAX_WEBHOOK_BYTES, UPLOAD
 from backend.web.errors import error_response, install_error_handlers
 from backend.web.long_polls import LONG_POLL_SLOTS, LongPollSlots
 from backend.web.paths import keep_encoded_slashes
+from backend.webhooks.receiver import WebhookReceiver
 
 __all__ = [
     "MAX_UPLOAD_BODY_BYTES",
@@ -25,6 +26,9 @@ __all__ = [
 
 class InboxApp(Flask):
     """The product's Flask app: routes on the raw path, so "%2F" inside a key never splits it."""
+
+    # The receiver of the webhook routes: an ASGI server takes webhook bodies through it, off the WSGI path.
+    webhook_receiver: WebhookReceiver | None = None
 
     def wsgi_app(self, environ: dict[str, Any], start_response: Any) -> Any:
         """Answer one WSGI request."""
@@ -77,5 +81,5 @@ def create_app(parts: BackendParts, *, long_poll_slots: int = LONG_POLL_SLOTS) -
     from backend.web.webhook_routes import register_webhooks
 
     register_api(app)
-    register_webhooks(app)
+    app.webhook_receiver = register_webhooks(app)
     return app

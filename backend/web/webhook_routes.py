@@ -48,10 +48,11 @@ def _verify_blueprint(receiver: WebhookReceiver, verify_token: str | None) -> Bl
     return blueprint
 
 
-def register_webhooks(app: Flask) -> None:
-    """Add the webhook routes and put the lean POST path in front of the Flask app."""
+def register_webhooks(app: Flask) -> WebhookReceiver:
+    """Add the webhook routes, put the lean POST path in front of the Flask app; the receiver both use."""
     context = app.extensions["inbox"]
     assert isinstance(context, WebContext)
     receiver = WebhookReceiver(context.parts.delivery_store, context.settings.whatsapp_app_secret)
     app.register_blueprint(_verify_blueprint(receiver, context.settings.whatsapp_verify_token))
     app.wsgi_app = WebhookIntake(app.wsgi_app, receiver)  # type: ignore[method-assign]
+    return receiver

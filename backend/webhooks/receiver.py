@@ -7,6 +7,7 @@ deliveries. Nothing here knows a web framework; backend/web adds the routes.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Callable, Iterable
@@ -50,6 +51,31 @@ class WebhookReceiver:
 
     def receive(self, body: bytes, signature: str | None) -> tuple[int, bytes]:
         """(HTTP status, JSON body) for a POSTed body: 200 only after the body is committed."""
+        refusal = self.check(body, signature)
+        if refusal is not None:
+            return refusal
+        # Bodies that are not JSON are stored too: the processor records them as parse failures.
+        if not self.store.store(body, signature):
+            return self.refuse("store_failed")
+        return 200, _ACCEPTED_BODY
+
+    async def receive_async(self, body: bytes, signature: str | None) -> tuple[int, bytes]:
+        """`receive` for an event loop: the commit is awaited, no thread waits for it."""
+        refusal = self.check(body, signature)
+        if refusal is not None:
+            return refusal
+        stored = asyncio.wrap_future(self.store.submit(body, signature))
+        try:
+            # Shielded: a request ended early (the server stopping, a timeout) leaves the commit alone.
+            committed = await asyncio.wait_for(asyncio.shield(stored), self.store.timeout_seconds)
+        except TimeoutError:
+            # Committed later or not at all: either way Meta delivers again and the copy is dropped.
+            log.warning("storing a webhook body took over %.1f s; answering 503", self.store.timeout_seconds)
+            committed = False
+        return (200, _ACCEPTED_BODY) if committed else self.refuse("store_failed")
+
+    def check(self, body: bytes, signature: str | None) -> tuple[int, bytes] | None:
+        """The refusal for a body that must not be stored, or None for one that must."""
         if not self._app_secret:
             return self.refuse("not_configured")
         if len(body) > MAX_WEBHOOK_BYTES:
@@ -59,10 +85,7 @@ class WebhookReceiver:
             return self.refuse("missing_signature")
         if check is SignatureCheck.INVALID:
             return self.refuse("bad_signature")
-        # Bodies that are not JSON are stored too: the processor records them as parse failures.
-        if not self.store.store(body, signature):
-            return self.refuse("store_failed")
-        return 200, _ACCEPTED_BODY
+        return None
 
     @staticmethod
     def refuse(reason: str) -> tuple[int, bytes]:

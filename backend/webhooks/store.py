@@ -6,6 +6,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -105,8 +106,8 @@ class _Ticket:
     body: bytes
     signature: str | None
     received_at: datetime
-    done: threading.Event = field(default_factory=threading.Event)
-    stored: bool = False
+    # True once the body is committed, False if storing failed.
+    stored: Future[bool] = field(default_factory=Future)
 
 
 class DeliveryStore:
@@ -145,21 +146,32 @@ class DeliveryStore:
 
     def store(self, body: bytes, signature: str | None) -> bool:
         """Commit one body; True once it is durable, False if storing failed or took too long."""
+        stored = self.submit(body, signature)
+        # A timed-out body may still commit later: stored without a 200 is safe (Meta retries, the
+        # event keys drop the copy); a 200 without a stored body is what must never happen.
+        try:
+            return stored.result(self.timeout_seconds)
+        except TimeoutError:
+            log.warning("storing a webhook body took over %.1f s; answering 503", self.timeout_seconds)
+            return False
+
+    def submit(self, body: bytes, signature: str | None) -> Future[bool]:
+        """Queue one body for the next commit; the future says True once it is durable, False if not.
+
+        For callers that must not block a thread while the commit happens (an event loop).
+        """
         ticket = _Ticket(body=body, signature=signature, received_at=self._clock())
         with self._condition:
             if self._closed:
-                return False
+                ticket.stored.set_running_or_notify_cancel()
+                ticket.stored.set_result(False)
+                return ticket.stored
             self._pending.append(ticket)
             if self._writer is None:
                 self._writer = threading.Thread(target=self._write_loop, name="webhook-store", daemon=True)
                 self._writer.start()
             else:
                 self._condition.notify()
-        # A timed-out body may still commit later: stored without a 200 is safe (Meta retries, the
-        # event keys drop the copy); a 200 without a stored body is what must never happen.
-        if not ticket.done.wait(self.timeout_seconds):
-            log.warning("storing a webhook body took over %.1f s; answering 503", self.timeout_seconds)
-            return False
         return ticket.stored
 
     def close(self) -> None:
@@ -178,11 +190,12 @@ class DeliveryStore:
                     return
                 batch = self._pending[:MAX_BODIES_PER_COMMIT]
                 del self._pending[:MAX_BODIES_PER_COMMIT]
+            # From here a waiter's cancel no longer touches the future; the body is stored regardless.
+            waited_for = [ticket for ticket in batch if ticket.stored.set_running_or_notify_cancel()]
             with self._turns.urgent():
                 stored = self._store_batch(batch)
-            for ticket in batch:
-                ticket.stored = stored
-                ticket.done.set()
+            for ticket in waited_for:
+                ticket.stored.set_result(stored)
 
     def _store_batch(self, batch: list[_Ticket]) -> bool:
         # A driver connection from the pool for each group, given back at once, so nothing holds one

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -19,6 +22,7 @@ from backend.domain.webhook_signature import sign
 from backend.settings import Settings
 from backend.web import create_app
 from backend.webhooks.processor import WebhookProcessor
+from backend.webhooks.receiver import WebhookReceiver
 from backend.webhooks.store import DeliveryStore
 from tests.integration.webhooks.support import (
     APP_SECRET,
@@ -183,3 +187,36 @@ def test_concurrent_posts_are_each_stored_once(client: FlaskClient, app: Any, da
         thread.join()
     assert codes == [200] * 40
     assert sorted(row.body for row in _stored(database)) == sorted(bodies)
+
+
+@pytest.mark.timeout(60)
+def test_on_an_event_loop_a_commit_past_the_timeout_is_503_and_the_body_still_lands(
+    database: Database, settings: Settings
+) -> None:
+    parts = build_parts(settings, database)
+    store = parts.delivery_store
+    assert isinstance(store, DeliveryStore)
+    store.timeout_seconds = 0.3
+    receiver = WebhookReceiver(store, APP_SECRET)
+    with _write_lock_held(database):
+        status, answer = asyncio.run(receiver.receive_async(BODY, sign(BODY, APP_SECRET)))
+        assert status == 503
+        assert json.loads(answer)["error"]["code"] == "storage_unavailable"
+    # The abandoned wait leaves the commit alone: the writer finishes it without an error of its own
+    # (one would fail this test as an unhandled thread exception), and the body is there.
+    deadline = time.monotonic() + 10
+    while not _stored(database) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [row.body for row in _stored(database)] == [BODY]
+    assert asyncio.run(receiver.receive_async(BODY, sign(BODY, APP_SECRET)))[0] == 200
+
+
+def test_on_an_event_loop_refusals_are_the_same_and_store_nothing(
+    database: Database, settings: Settings
+) -> None:
+    receiver = WebhookReceiver(build_parts(settings, database).delivery_store, APP_SECRET)
+    assert asyncio.run(receiver.receive_async(BODY, None))[0] == 401
+    assert asyncio.run(receiver.receive_async(BODY, sign(b"other", APP_SECRET)))[0] == 403
+    too_large = b" " * (3 * 1024 * 1024 + 1)
+    assert asyncio.run(receiver.receive_async(too_large, sign(too_large, APP_SECRET)))[0] == 413
+    assert _stored(database) == []
