@@ -1,8 +1,15 @@
-"""Waitress, the production WSGI server, run on a thread so commands and tests can stop it."""
+"""The production HTTP server: granian's embedded server on a thread, so commands and tests can stop it.
+
+Granian parses HTTP in Rust and runs one asyncio loop here; webhooks are taken on that loop and the
+rest of the app runs on a pool of threads (app/asgi_front.py). It always serves a socket bound in
+Python (by the caller, such as the supervisor of `inbox serve`, or here), so a restarted HTTP process
+keeps the port and a port of 0 is known before the server starts. `bench/http_servers.py` holds the
+measurements that chose it over waitress and cheroot.
+"""
 
 from __future__ import annotations
 
-import copy
+import asyncio
 import ipaddress
 import logging
 import socket
@@ -10,45 +17,19 @@ import threading
 import time
 from typing import Any
 
-from waitress import wasyncore
-from waitress.channel import HTTPChannel
-from waitress.parser import HTTPRequestParser
-from waitress.server import create_server
-
-from backend.web.factory import MAX_UPLOAD_BODY_BYTES, MAX_WEBHOOK_BYTES, UPLOAD_PATH, InboxApp
+from app.asgi_front import InboxAsgi
+from backend.web.factory import InboxApp
 from backend.web.long_polls import LONG_POLL_SLOTS
 
 log = logging.getLogger(__name__)
-# Under a burst waitress logs "Task queue depth is N" for every queued request; a queue that
-# drains in milliseconds is normal for webhook bursts and would flood the log.
-logging.getLogger("waitress.queue").setLevel(logging.ERROR)
 
 # Threads for everything but waiting long-polls: webhooks, /healthz and the rest of the API.
 RESERVE_THREADS = 16
 # Listen backlog large enough for bursts of concurrent webhooks, and for the connections that
 # arrive while the HTTP process of `inbox serve` restarts on a socket its supervisor keeps open.
 LISTEN_BACKLOG = 1024
-
-
-class _UploadAwareParser(HTTPRequestParser):  # type: ignore[misc]
-    """Waitress's parser, allowing the media upload route a body as large as the largest file Meta takes.
-
-    Every other route keeps the webhook's 3 MB, refused from the head (or, chunked, near the limit).
-    """
-
-    def parse_header(self, header_plus: bytes) -> None:
-        """Parse the head, then widen the body limit for a media upload alone."""
-        super().parse_header(header_plus)
-        if self.command == "POST" and self.path == UPLOAD_PATH:
-            adjustments: Any = copy.copy(self.adj)  # type: ignore[has-type]
-            adjustments.max_request_body_size = MAX_UPLOAD_BODY_BYTES
-            self.adj = adjustments
-
-
-class _UploadAwareChannel(HTTPChannel):  # type: ignore[misc]
-    """A channel whose requests are parsed by _UploadAwareParser."""
-
-    parser_class = _UploadAwareParser
+# A client has this long to send a request's head; a connection that says nothing is then closed.
+HEADER_READ_TIMEOUT_MILLISECONDS = 10_000
 
 
 def bind_listener(host: str, port: int) -> socket.socket:
@@ -69,8 +50,39 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def _granian_server(front: InboxAsgi, listener: socket.socket) -> Any:
+    """Granian's embedded server for `front`, accepting on a duplicate of `listener`."""
+    from granian._granian import SocketHolder
+    from granian.constants import HTTPModes, Interfaces
+    from granian.http import HTTP1Settings
+    from granian.server.embed import Server
+
+    # Granian's stubs lag its code: the holder takes (fd, is a Unix socket, backlog).
+    socket_holder: Any = SocketHolder
+
+    class PreboundServer(Server):
+        """Granian binds its own socket in this step; it is handed ours instead (a duplicate it may close)."""
+
+        def _init_shared_socket(self) -> None:
+            holder = socket_holder(listener.dup().detach(), False, LISTEN_BACKLOG)
+            self._shd = holder
+            self._sfd = holder.get_fd()
+            self._ssp = None
+
+    return PreboundServer(
+        front,
+        interface=Interfaces.ASGINL,
+        http=HTTPModes.http1,
+        http1_settings=HTTP1Settings(header_read_timeout=HEADER_READ_TIMEOUT_MILLISECONDS),
+        websockets=False,
+        backlog=LISTEN_BACKLOG,
+        # Its "experimental" banner and per-start lines would reach every command's output.
+        log_enabled=False,
+    )
+
+
 class HttpServer:
-    """Waitress serving one WSGI app on a background thread."""
+    """Granian serving one WSGI app (the product's webhooks on its event loop) on a background thread."""
 
     def __init__(
         self,
@@ -87,31 +99,22 @@ class HttpServer:
         The product's app is told to let no more than `long_poll_slots` long-polls wait at once, so
         however many desks wait on GET /v1/events, `threads` threads stay free for everything else.
         With `listener` (a socket bound by someone else, such as the supervisor of `inbox serve`),
-        `host` and `port` are ignored and the server accepts on that socket.
+        `host` and `port` are ignored and the server accepts on that socket, which stays open.
         """
         self._app = app
+        receiver = None
         if isinstance(app, InboxApp):
             app.limit_long_polls(long_poll_slots)
-        where: dict[str, Any] = (
-            {"sockets": [listener]} if listener is not None else {"host": host, "port": port}
-        )
-        self._server = create_server(
-            app,
-            **where,
-            threads=threads + long_poll_slots,
-            ident="inbox",
-            backlog=LISTEN_BACKLOG,
-            connection_limit=1000,
-            clear_untrusted_proxy_headers=True,
-            # Refuse oversized bodies from the request head (413) instead of buffering up to
-            # waitress's default of 1 GB before the app can check its own limits.
-            max_request_body_size=MAX_WEBHOOK_BYTES,
-        )
-        for server in getattr(self._server, "effective_listen", [self._server]):
-            server.channel_class = _UploadAwareChannel
-        self.host = host if listener is None else str(listener.getsockname()[0])
-        self.port: int = self._server.effective_port
-        self._listener_closed = threading.Event()
+            receiver = app.webhook_receiver
+        self._owns_listener = listener is None
+        self._listener = listener if listener is not None else bind_listener(host, port)
+        self.host = host if listener is None else str(self._listener.getsockname()[0])
+        self.port: int = self._listener.getsockname()[1]
+        self._front = InboxAsgi(app, threads=threads + long_poll_slots, receiver=receiver)
+        self._server = _granian_server(self._front, self._listener)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._started = threading.Event()
+        self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"http:{self.port}", daemon=True)
 
     @property
@@ -120,62 +123,60 @@ class HttpServer:
         return f"http://{self.host}:{self.port}"
 
     def start(self) -> HttpServer:
-        """Start serving; returns at once."""
+        """Start serving; returns once the loop runs (connections meanwhile wait in the backlog)."""
         self._thread.start()
+        self._started.wait(5.0)
         return self
 
     def _run(self) -> None:
+        asyncio.run(self._serve())
+
+    async def _serve(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._started.set()
         try:
-            self._server.run()
-        except OSError:
-            # Closing the listening socket from stop() ends the loop with EBADF; that is a stop.
-            log.debug("http server on port %s stopped", self.port)
+            await self._server.serve()
+        except Exception:
+            log.exception("the HTTP server on port %s stopped with an error", self.port)
+
+    def _interrupt(self) -> None:
+        """Tell granian, from any thread, to stop accepting and let its requests finish."""
+        if self._stopping.is_set():
+            return
+        self._stopping.set()
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(self._stop_server)
+            except RuntimeError:  # the loop closed between the check and the call
+                log.debug("http server loop already closed")
+
+    def _stop_server(self) -> None:
+        server: Any = self._server  # stop() has no annotations
+        server.stop()
 
     def close_listener(self, timeout: float = 1.0) -> None:
-        """Stop accepting and close the listening socket now, so another server can bind its port.
+        """Stop accepting and release the port now, so another server can bind it.
 
-        Requests in progress carry on. The socket is closed on the serving loop's own thread, between
-        two of its waits, since closing a socket that loop is waiting on would end the loop.
+        Requests in progress carry on until they are answered.
         """
-
-        def close() -> None:
-            self._server.accepting = False
-            self._server.socket.close()
-            self._listener_closed.set()
-
-        self._server.trigger.pull_trigger(close)
-        self._listener_closed.wait(timeout)
+        self._interrupt()
+        self._thread.join(timeout)
+        self._listener.close()
 
     def long_polls_waiting(self) -> int:
         """How many long-polls wait for events now (0 for an app other than the product's)."""
         return self._app.long_polls_waiting() if isinstance(self._app, InboxApp) else 0
 
-    def _wait_for_answers_sent(self, deadline: float) -> None:
-        """Give the serving loop until `deadline` to send what finished requests have written."""
-        while time.monotonic() < deadline and any(
-            getattr(channel, "total_outbufs_len", 0) for channel in list(self._server._map.values())
-        ):
-            time.sleep(0.01)
-
     def stop(self, timeout: float = 5.0) -> None:
         """Stop accepting connections, let requests in progress finish, then close every connection."""
         deadline = time.monotonic() + timeout
-        # No new connection while the rest winds down. The serving loop reads this flag before each
-        # wait: once it has run a thunk pulled now, it will accept nothing more, so every connection
-        # it ever accepted is in its map when that map is closed below.
-        self._server.accepting = False
-        past_last_accept = threading.Event()
-        self._server.trigger.pull_trigger(past_last_accept.set)
-        past_last_accept.wait(min(1.0, max(deadline - time.monotonic(), 0.0)))
         if isinstance(self._app, InboxApp):
             self._app.end_long_polls()
-        # Worker threads answer through the server's trigger; closing it under a thread still
-        # answering fails that answer (EBADF), so the threads end before anything else is closed.
-        remaining = max(deadline - time.monotonic(), 0.0)
-        self._server.task_dispatcher.shutdown(cancel_pending=True, timeout=remaining)
-        self._wait_for_answers_sent(deadline)
-        self._server.close()
-        wasyncore.close_all(self._server._map)
+        self._interrupt()
         self._thread.join(max(deadline - time.monotonic(), 0.1))
-        # Anything the loop took in while it wound down is closed too, never left to the collector.
-        wasyncore.close_all(self._server._map)
+        if self._thread.is_alive():
+            log.warning("the HTTP server on port %s did not stop within %.1f s", self.port, timeout)
+        self._front.close()
+        if self._owns_listener:
+            self._listener.close()

@@ -367,7 +367,7 @@ class HttpRole:
         if plan.lan_listener is not None and plan.lan_certificate is not None:
             from app.lan.server import LanServer
 
-            # An app of its own: the desks' long-polls wait on the LAN server's threads, not waitress's.
+            # An app of its own: the desks' long-polls wait on the LAN server's threads, not loopback's.
             self._lan_server = LanServer(create_app(self._parts), plan.lan_listener, plan.lan_certificate)
             self.description += f" and {self._lan_server.url} (office network, /v1 only, TLS)"
         self._relay = JournalWakeRelay(plan.journal_wake, signal) if plan.journal_wake else None

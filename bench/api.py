@@ -1,6 +1,6 @@
 """HTTP API figures: idempotent sends per second, replay latency and event long-poll wake-up latency.
 
-Serves the real app under waitress on a fresh database (SQLite in a temporary folder unless
+Serves the real app under the production server on a fresh database (SQLite in a temporary folder unless
 --database-url names a PostgreSQL database to migrate) and drives it from client threads with
 keep-alive connections. The baseline is the same number of enqueues called directly, one
 transaction each, without HTTP or Idempotency-Key records.

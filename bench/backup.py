@@ -3,7 +3,7 @@ the webhook intake meanwhile (p99 with the backup running against p99 without it
 
     .venv/bin/python -m bench.backup [--messages 200000] [--database-url postgresql+psycopg://...]
 
-The intake is the product's own (waitress, signature check, raw body stored) in this process; the
+The intake is the product's own (its server, signature check, raw body stored) in this process; the
 webhooks come from a second process over 16 connections; the backup is `inbox db backup` run as a
 person would, in its own process, while the server keeps storing webhooks.
 """

@@ -3,7 +3,7 @@
 Run: .venv/bin/python -m bench.media [--requests N] [--images N] [--image-kb KB] [--rounds R]
 
 The sandbox (standing in for Meta's media servers) runs in its own process and the webhook load comes
-from a third one, so neither shares this process's interpreter lock; the backend (waitress, the
+from a third one, so neither shares this process's interpreter lock; the backend (its server, the
 receiver, SQLite) and the fetcher run here together, as the HTTP and background roles of `inbox serve`
 share one machine. Rounds alternate ingest alone and ingest with the fetcher busy; printed: median and
 p99 of each, their ratio, the fetch's duration, and the load average.

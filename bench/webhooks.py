@@ -1,4 +1,4 @@
-"""Webhook ingest through the real server (waitress) on SQLite, and processing from stored bodies to effects.
+"""Webhook ingest through the real server on SQLite, and processing from stored bodies to effects.
 
 Run: .venv/bin/python -m bench.webhooks [--requests N] [--connections C] [--threads T]
 
@@ -163,7 +163,7 @@ def _load_from_second_process(port: int, requests: int, connections: int, path: 
 
 
 def _no_op_app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
-    """The baseline: waitress answering 200 without storing anything (the server's own ceiling)."""
+    """The baseline: the server answering 200 without storing anything (the server's own ceiling)."""
     environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
     start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", "2")])
     return [b"{}"]
@@ -196,7 +196,7 @@ def _print_ingest(label: str, result: dict[str, Any]) -> None:
 
 
 def bench_ingest(workdir: Path, requests: int, connections: int, threads: int, rounds: int) -> None:
-    """Ingest through waitress: the no-op ceiling and the product's receiver, alternating, in rounds.
+    """Ingest through the real server: the no-op ceiling and the product's receiver, alternating, in rounds.
 
     Rounds alternate so that a burst of load from other programs on the machine hits both alike; the
     best round of each is the figure the code can reach, the median what this machine gave today.
@@ -208,7 +208,7 @@ def bench_ingest(workdir: Path, requests: int, connections: int, threads: int, r
 
     print(
         f"Ingest: {rounds} rounds of {requests} signed status webhooks, {connections} keep-alive connections"
-        f" from a second process, waitress with {threads} threads, SQLite WAL synchronous=NORMAL"
+        f" from a second process, the real server with {threads} threads, SQLite WAL synchronous=NORMAL"
     )
     baseline_server = HttpServer(_no_op_app, "127.0.0.1", 0, threads=threads).start()
     database = _fresh_database(workdir, "ingest.db")
@@ -225,7 +225,7 @@ def bench_ingest(workdir: Path, requests: int, connections: int, threads: int, r
             baselines.append(
                 _load_from_second_process(baseline_server.port, requests, connections, "/webhooks/whatsapp")
             )
-            _print_ingest(f"round {index + 1} baseline: waitress, no-op app", baselines[-1])
+            _print_ingest(f"round {index + 1} baseline: the server, no-op WSGI app", baselines[-1])
             results.append(
                 _load_from_second_process(server.port, requests, connections, "/webhooks/whatsapp")
             )

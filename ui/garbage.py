@@ -1,6 +1,6 @@
 """Python's cyclic garbage collection run on the GUI thread only, on a timer.
 
-Left automatic, a collection starts on whichever thread happens to allocate: a waitress or
+Left automatic, a collection starts on whichever thread happens to allocate: a server or
 runner thread can then destroy a Qt object that belongs to the GUI thread, and Qt crashes.
 """
 

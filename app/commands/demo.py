@@ -307,7 +307,7 @@ def run(args: argparse.Namespace) -> int:
     if args.screenshot and args.seconds < 0:
         raise CommandError("--seconds must be zero or more")
     settings, database_path = _demo_settings(args)
-    for noisy in ("waitress", "httpx", "httpcore"):
+    for noisy in ("granian", "httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     stack = start_stack(
         settings,
@@ -324,7 +324,7 @@ def run(args: argparse.Namespace) -> int:
         return _run_client(stack, args)
     finally:
         # Requests the client left in flight end with noisy tracebacks when the server closes.
-        logging.getLogger("waitress").setLevel(logging.CRITICAL)
+        logging.getLogger("granian").setLevel(logging.CRITICAL)
         stack.stop()
         if database_path is not None and not args.keep:
             for suffix in ("", "-wal", "-shm"):

@@ -20,6 +20,7 @@ FORBIDDEN = {
         "sqlalchemy",
         "alembic",
         "waitress",
+        "granian",
         "backend.database",
         "backend.web",
         "backend.outbox",

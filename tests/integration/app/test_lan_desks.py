@@ -1,7 +1,7 @@
 """Thirty desks long-polling over TLS leave loopback quick and all see a new event within a second.
 
-The HTTP process as `inbox serve` builds it: waitress on loopback and the LAN listener on 127.0.0.2,
-two apps over one set of parts (one journal signal), on SQLite and PostgreSQL.
+The HTTP process as `inbox serve` builds it: the production server on loopback and the LAN listener on
+127.0.0.2, two apps over one set of parts (one journal signal), on SQLite and PostgreSQL.
 """
 
 from __future__ import annotations

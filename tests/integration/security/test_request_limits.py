@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 import time
 from collections.abc import Iterator
@@ -36,19 +37,20 @@ def app(database: Database, database_url: str, tmp_path: Path) -> Flask:
 
 @pytest.fixture
 def server(app: Flask) -> Iterator[HttpServer]:
-    """The app behind waitress, as `inbox serve` runs it."""
+    """The app behind the production server, as `inbox serve` runs it."""
     running = HttpServer(app, "127.0.0.1", 0).start()
     yield running
     running.stop()
 
 
 def every_path(app: Flask) -> list[str]:
-    """One concrete path per route of the app (ids 1, keys "k")."""
+    """One concrete path per route of the app (ids 1, keys "k"), each a valid request target."""
     paths = set()
     for rule in app.url_map.iter_rules():
-        path = rule.rule.replace("<id:", "<").replace("<int:", "<")
-        for argument in rule.arguments:
-            path = path.replace(f"<{argument}>", "1" if "id" in argument else "k")
+        # Every variable, with or without its converter (<int:id>, <path:filename>, <key>).
+        path = re.sub(
+            r"<(?:[a-z_]+:)?([a-z_]+)>", lambda match: "1" if "id" in match.group(1) else "k", rule.rule
+        )
         paths.add(path)
     return sorted(paths)
 
@@ -100,3 +102,44 @@ def test_a_chunked_body_past_the_limit_is_refused_without_reading_it_all(server:
     assert status.startswith(b"HTTP/1.1 413") or status == b"closed", status
     # It stopped reading near the limit instead of taking all 64 MB.
     assert sent < 4 * MAX_WEBHOOK_BYTES + 8 * 1024 * 1024, sent
+
+
+def _exchange(connection: socket.socket, request: bytes) -> bytes:
+    """Send one request on an open connection and read its whole answer (head and sized body)."""
+    connection.sendall(request)
+    received = b""
+    while b"\r\n\r\n" not in received:
+        chunk = connection.recv(65536)
+        if not chunk:
+            return received
+        received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":", 1)[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    while len(body) < length:
+        body += connection.recv(65536)
+    return head
+
+
+def test_keep_alive_holds_and_a_body_refused_unread_closes_its_connection(server: HttpServer) -> None:
+    healthz = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", server.port), timeout=ANSWER_WITHIN_SECONDS) as connection:
+        for _ in range(3):
+            head = _exchange(connection, healthz)
+            assert head.startswith(b"HTTP/1.1 200") and b"connection: close" not in head.lower()
+        # Under the server's 3 MB but over the API's 1 MB: the app refuses it from its length alone.
+        body = b"{" + b" " * (1024 * 1024 + 1) + b"}"
+        refused = (
+            b"POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\n\r\n" % len(body)
+        )
+        connection.sendall(refused)
+        head = _exchange(connection, body)
+        # The unread rest must not pass for the next request: the connection ends with this answer.
+        assert head.startswith(b"HTTP/1.1 413"), head
+        assert b"connection: close" in head.lower()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=ANSWER_WITHIN_SECONDS) as connection:
+        assert _exchange(connection, healthz).startswith(b"HTTP/1.1 200")

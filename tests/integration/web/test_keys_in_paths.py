@@ -1,6 +1,6 @@
 """Keys and wamids holding any character, percent-encoded in the path, reach exactly their own row.
 
-Run through the Flask test client and through the real waitress server, on SQLite and PostgreSQL.
+Run through the Flask test client and through the real server (app/http_server.py), on SQLite and PostgreSQL.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def segment(value: str) -> str:
 
 
 class Http:
-    """The app behind the Flask test client or behind the real waitress server, one interface."""
+    """The app behind the Flask test client or behind the real server, one interface."""
 
     def __init__(self, api: Api, base_url: str | None) -> None:
         self.api = api
@@ -70,7 +70,7 @@ class Http:
         return response.status_code, response.json()
 
 
-@pytest.fixture(params=["test_client", "waitress"])
+@pytest.fixture(params=["test_client", "real_server"])
 def http(request: pytest.FixtureRequest, api: Api) -> Iterator[Http]:
     if request.param == "test_client":
         yield Http(api, None)

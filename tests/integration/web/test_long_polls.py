@@ -1,6 +1,6 @@
 """Long-polls never starve the server: past its slots they answer at once, and other routes stay fast.
 
-Through the real waitress server with a small pool, on SQLite and PostgreSQL.
+Through the real server with a small pool, on SQLite and PostgreSQL.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ QUICK_SECONDS = 1.0
 
 @dataclass
 class Served:
-    """The product's app on a small waitress pool, and a token."""
+    """The product's app on a small pool of the real server, and a token."""
 
     app: InboxApp
     database: Database

@@ -1,4 +1,4 @@
-"""The API behind the real waitress server: concurrent duplicates over HTTP execute once."""
+"""The API behind the real server (app/http_server.py): concurrent duplicates over HTTP execute once."""
 
 from __future__ import annotations
 
