@@ -8,14 +8,13 @@ can tell "%2F" inside a key from a "/" between segments.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
 from a2wsgi import WSGIMiddleware
 
 from backend.web.factory import MAX_UPLOAD_BODY_BYTES, MAX_WEBHOOK_BYTES, UPLOAD_PATH
-from backend.webhooks.receiver import WEBHOOK_PATH, WebhookReceiver
+from backend.webhooks.receiver import SIGNATURE_HEADER, WEBHOOK_PATH, WebhookReceiver, error_body
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -23,12 +22,8 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
-_SIGNATURE_HEADER = b"x-hub-signature-256"
+_SIGNATURE_HEADER = SIGNATURE_HEADER.lower().encode("ascii")  # ASGI header names are lower case
 _JSON = [(b"content-type", b"application/json")]
-
-
-def _error_body(code: str, message: str) -> bytes:
-    return json.dumps({"error": {"code": code, "message": message}}).encode("utf-8")
 
 
 _TOO_LARGE_MESSAGES = {
@@ -113,14 +108,14 @@ class InboxAsgi:
                 length = int(length_header)
             except ValueError:
                 await _answer(
-                    send, 400, _error_body("bad_request", "Content-Length is not a number."), close=True
+                    send, 400, error_body("bad_request", "Content-Length is not a number."), close=True
                 )
                 return
             limit = body_limit(path, method)
             if length > limit:
                 # Refused from the head: a huge announced body is never read.
                 message = _TOO_LARGE_MESSAGES[limit]
-                await _answer(send, 413, _error_body("payload_too_large", message), close=True)
+                await _answer(send, 413, error_body("payload_too_large", message), close=True)
                 return
             has_body = length > 0
         if self._receiver is not None and method == "POST" and path == WEBHOOK_PATH:

@@ -28,7 +28,8 @@ _ACCEPTED_BODY = b'{"status":"stored"}'
 log = logging.getLogger(__name__)
 
 
-def _error_body(code: str, message: str) -> bytes:
+def error_body(code: str, message: str) -> bytes:
+    """The JSON error body every refusal carries."""
     return json.dumps({"error": {"code": code, "message": message}}).encode("utf-8")
 
 
@@ -93,7 +94,7 @@ class WebhookReceiver:
         status, code, message = _REFUSALS[reason]
         # Never the body or the signature: one is customers' words, the other derives from the secret.
         log.info("webhook refused: %d %s", status, code)
-        return status, _error_body(code, message)
+        return status, error_body(code, message)
 
 
 _STATUS_LINES = {
@@ -129,7 +130,7 @@ class WebhookIntake:
         try:
             length = int(length_text) if length_text else -1
         except ValueError:
-            return 400, _error_body("bad_request", "Content-Length is not a number.")
+            return 400, error_body("bad_request", "Content-Length is not a number.")
         if length > MAX_WEBHOOK_BYTES:
             return WebhookReceiver.refuse("too_large")
         stream = environ["wsgi.input"]

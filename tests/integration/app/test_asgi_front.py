@@ -1,0 +1,87 @@
+"""The ASGI face of the HTTP process: what the WSGI app is handed, and what never reaches it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import httpx
+
+from app.asgi_front import InboxAsgi
+
+Seen = list[dict[str, Any]]
+
+
+def recording_app(seen: Seen) -> Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]:
+    """A WSGI app that keeps what it was given and answers it back."""
+
+    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        body = environ["wsgi.input"].read()
+        seen.append(
+            {
+                "path": environ["PATH_INFO"],
+                "raw": environ.get("RAW_URI"),
+                "terminated": environ.get("wsgi.input_terminated"),
+                "body": body,
+            }
+        )
+        answer = json.dumps({"length": len(body)}).encode()
+        start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(answer)))])
+        return [answer]
+
+    return app
+
+
+def serve(front: InboxAsgi, method: str, path: str, **options: Any) -> httpx.Response:
+    """One request through the front, as an ASGI server would pass it."""
+
+    async def one() -> httpx.Response:
+        transport = httpx.ASGITransport(app=front)
+        async with httpx.AsyncClient(transport=transport, base_url="http://inbox.test") as client:
+            return await client.request(method, path, **options)
+
+    return asyncio.run(one())
+
+
+def test_the_app_gets_the_raw_target_and_a_body_that_ends_where_the_request_does() -> None:
+    seen: Seen = []
+    front = InboxAsgi(recording_app(seen), threads=2, receiver=None)
+    try:
+        response = serve(front, "POST", "/v1/messages/a%2Fcancel%25?x=1", content=b"hello")
+    finally:
+        front.close()
+    assert response.status_code == 200 and response.json() == {"length": 5}
+    [request] = seen
+    # The decoded path cannot tell the key "a/cancel%" from the key "a" and its cancel route.
+    assert request["path"] == "/v1/messages/a/cancel%"
+    assert request["raw"] == "/v1/messages/a%2Fcancel%25?x=1"
+    assert request["terminated"] is True
+    assert request["body"] == b"hello"
+
+
+def test_a_body_announced_over_the_limit_is_refused_before_the_app_runs() -> None:
+    seen: Seen = []
+    front = InboxAsgi(recording_app(seen), threads=2, receiver=None)
+    try:
+        too_large = serve(front, "POST", "/v1/messages", content=b"x" * (3 * 1024 * 1024 + 1))
+        within = serve(front, "POST", "/v1/messages", content=b"x" * 1024)
+    finally:
+        front.close()
+    assert too_large.status_code == 413
+    assert too_large.json()["error"]["code"] == "payload_too_large"
+    assert too_large.headers["connection"] == "close"
+    assert within.status_code == 200
+    assert [request["body"] for request in seen] == [b"x" * 1024]
+
+
+def test_without_a_receiver_the_webhook_path_is_the_apps() -> None:
+    seen: Seen = []
+    front = InboxAsgi(recording_app(seen), threads=2, receiver=None)
+    try:
+        response = serve(front, "POST", "/webhooks/whatsapp", content=b"{}")
+    finally:
+        front.close()
+    assert response.status_code == 200
+    assert [request["path"] for request in seen] == ["/webhooks/whatsapp"]
