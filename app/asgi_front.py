@@ -60,10 +60,12 @@ class _BodyTracking:
     rest would be taken for the next request on the connection, so the answer says Connection: close.
     """
 
-    def __init__(self, receive: Receive, send: Send, *, has_body: bool) -> None:
+    def __init__(self, receive: Receive, send: Send, *, length: int | None) -> None:
+        """`length`: the announced Content-Length, or None for a chunked body (or one without a length)."""
         self._receive = receive
         self._send = send
-        self._body_read = not has_body
+        self._unread = length
+        self._body_read = length == 0
 
     def pair(self) -> tuple[Callable[[], Awaitable[Message]], Send]:
         """receive (a coroutine function, as a2wsgi needs) and send."""
@@ -74,6 +76,11 @@ class _BodyTracking:
         message = await self._receive()
         if message["type"] != "http.request" or not message.get("more_body", False):
             self._body_read = True
+        elif self._unread is not None:
+            # A server may say "no more" only in a message after the last bytes, which an app that
+            # reads exactly Content-Length bytes never asks for.
+            self._unread -= len(message.get("body", b""))
+            self._body_read = self._unread <= 0
         return message
 
     async def send(self, message: Message) -> None:
@@ -101,8 +108,10 @@ class InboxAsgi:
             return
         path, method = scope["path"], scope["method"]
         length_header = _header(scope, b"content-length")
+        length: int | None = None
         if length_header is None:
-            has_body = _header(scope, b"transfer-encoding") is not None
+            if _header(scope, b"transfer-encoding") is None:
+                length = 0
         else:
             try:
                 length = int(length_header)
@@ -117,11 +126,10 @@ class InboxAsgi:
                 message = _TOO_LARGE_MESSAGES[limit]
                 await _answer(send, 413, error_body("payload_too_large", message), close=True)
                 return
-            has_body = length > 0
         if self._receiver is not None and method == "POST" and path == WEBHOOK_PATH:
             await self._take_webhook(self._receiver, scope, receive, send)
             return
-        tracking = _BodyTracking(receive, send, has_body=has_body)
+        tracking = _BodyTracking(receive, send, length=length)
         await self._wsgi(scope, *tracking.pair())  # type: ignore[arg-type]
 
     @staticmethod

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import httpx
 
 from app.asgi_front import InboxAsgi
+from app.http_server import HttpServer
 
 Seen = list[dict[str, Any]]
 
@@ -85,3 +87,29 @@ def test_without_a_receiver_the_webhook_path_is_the_apps() -> None:
         front.close()
     assert response.status_code == 200
     assert [request["path"] for request in seen] == ["/webhooks/whatsapp"]
+
+
+def test_an_app_reading_exactly_the_announced_length_keeps_the_connection_alive() -> None:
+    def exact_reader(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        body = environ["wsgi.input"].read(int(environ["CONTENT_LENGTH"]))
+        start_response("200 OK", [("Content-Length", str(len(body)))])
+        return [body]
+
+    server = HttpServer(exact_reader, "127.0.0.1", 0, threads=2).start()
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as connection:
+            for round_number in range(3):
+                body = b"round %d" % round_number
+                connection.sendall(
+                    b"POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n\r\n%s"
+                    % (len(body), body)
+                )
+                answer = b""
+                while not answer.endswith(body):
+                    chunk = connection.recv(4096)
+                    assert chunk, f"closed after {round_number} answers"
+                    answer += chunk
+                # The server may mark the body's end in a message the app never asks for: still read.
+                assert b"connection: close" not in answer.lower()
+    finally:
+        server.stop()
