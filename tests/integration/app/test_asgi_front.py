@@ -113,3 +113,20 @@ def test_an_app_reading_exactly_the_announced_length_keeps_the_connection_alive(
                 assert b"connection: close" not in answer.lower()
     finally:
         server.stop()
+
+
+def test_connections_are_accepted_with_tcp_nodelay_on_its_own_socket_and_a_handed_one() -> None:
+    # Without it an answer written in two parts waits for the client's delayed acknowledgement.
+    handed = socket.create_server(("127.0.0.1", 0))
+    servers = [
+        HttpServer(recording_app([]), "127.0.0.1", 0, threads=1),
+        HttpServer(recording_app([]), listener=handed),
+    ]
+    try:
+        for server in servers:
+            server.start()
+            assert server._listener.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+    finally:
+        for server in servers:
+            server.stop()
+        handed.close()
