@@ -42,6 +42,9 @@ WEBHOOK_PATH = "/webhooks/whatsapp"
 # The graceful-stop check holds one request in the app this long while the server is told to stop.
 SLOW_PATH = "/slow"
 SLOW_SECONDS = 1.0
+# A key holding "/" must reach the app as one path segment: the app needs the raw request target.
+RAW_TARGET_PATH = "/raw-target"
+RAW_TARGET_REQUEST = RAW_TARGET_PATH + "/a%2Fcancel"
 # Each server is given this long to stop; the supervisor of `inbox serve` has 10 s for everything.
 STOP_TIMEOUT_SECONDS = 5
 READY_TIMEOUT_SECONDS = 120.0
@@ -143,9 +146,16 @@ def build_app(app: str, workdir: Path, server: str) -> WsgiApp:
         from bench.webhooks import _no_op_app
 
         def no_op_app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-            """The server's own ceiling: read the body and answer 200; SLOW_PATH holds the request a while."""
+            """The server's own ceiling: read the body and answer 200; SLOW_PATH holds the request a while.
+
+            RAW_TARGET_PATH answers the raw request target the server passed on, if any.
+            """
             if environ.get("PATH_INFO") == SLOW_PATH:
                 time.sleep(SLOW_SECONDS)
+            if str(environ.get("PATH_INFO", "")).startswith(RAW_TARGET_PATH):
+                raw = str(environ.get("RAW_URI") or environ.get("REQUEST_URI") or "").encode("latin-1")
+                start_response("200 OK", [("Content-Length", str(len(raw)))])
+                return [raw]
             return _no_op_app(environ, start_response)
 
         return no_op_app
@@ -514,14 +524,14 @@ class StopCheck:
     stop_seconds: float | None
 
 
-def _read_answer(connection: socket.socket) -> str:
-    """Read one whole HTTP answer; its status code, or what went wrong instead."""
+def _read_whole_answer(connection: socket.socket) -> tuple[str, bytes]:
+    """Read one whole HTTP answer: its status code (or what went wrong instead) and its body."""
     received = b""
     try:
         while b"\r\n\r\n" not in received:
             chunk = connection.recv(65536)
             if not chunk:
-                return "closed without an answer"
+                return "closed without an answer", b""
             received += chunk
         head, _, body = received.partition(b"\r\n\r\n")
         length = 0
@@ -531,13 +541,26 @@ def _read_answer(connection: socket.socket) -> str:
         while len(body) < length:
             chunk = connection.recv(65536)
             if not chunk:
-                return "closed mid-answer"
+                return "closed mid-answer", body
             body += chunk
     except TimeoutError:
-        return "no answer"
+        return "no answer", b""
     except OSError as error:
-        return type(error).__name__
-    return head[9:12].decode("ascii", "replace")
+        return type(error).__name__, b""
+    return head[9:12].decode("ascii", "replace"), body
+
+
+def _read_answer(connection: socket.socket) -> str:
+    """Read one whole HTTP answer; its status code, or what went wrong instead."""
+    return _read_whole_answer(connection)[0]
+
+
+def passes_raw_target(running: RunningServer) -> bool:
+    """Whether the app is handed the request target as sent (a%2Fcancel, not a/cancel)."""
+    with socket.create_connection((HOST, running.port), timeout=5) as connection:
+        connection.sendall(f"GET {RAW_TARGET_REQUEST} HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode("ascii"))
+        status, body = _read_whole_answer(connection)
+    return status == "200" and body == RAW_TARGET_REQUEST.encode("ascii")
 
 
 def check_graceful_stop(running: RunningServer) -> StopCheck:
@@ -683,14 +706,18 @@ def _cpu_ms(result: dict[str, Any]) -> float | None:
 
 
 def recommend(
-    intake: dict[str, RunningServer], stops: dict[str, StopCheck], stored: dict[str, bool]
+    intake: dict[str, RunningServer],
+    stops: dict[str, StopCheck],
+    stored: dict[str, bool],
+    raw_targets: dict[str, bool],
 ) -> list[str]:
     """The decision from the intake's figures: keep waitress unless another server clearly wins.
 
     Rounds are compared pair by pair (each round loads every server under the same conditions), and
     "clearly" means in every round: CLEAR_RATE_GAIN times waitress's rate, or CLEAR_CPU_SAVING times
     its CPU per request, with median and p99 (medians over the rounds) no worse than waitress's; and
-    the server stores every 200 and answers the request in flight when stopped.
+    the server stores every 200, hands the app the raw request target (so a key holding "/" keeps its
+    own route) and answers the request in flight when stopped.
     """
     lines: list[str] = []
     baseline = intake["waitress"].rounds
@@ -718,6 +745,7 @@ def recommend(
         check = stops[name]
         sound = (
             stored[name]
+            and raw_targets[name]
             and check.in_flight == "200"
             and check.stop_seconds is not None
             and check.stop_seconds <= STOP_TIMEOUT_SECONDS + 1
@@ -730,7 +758,9 @@ def recommend(
             f" {' '.join(f'{ratio:.2f}x' for ratio in cpu_ratios) or 'n/a'}; median {median_ms:.2f}"
             f" vs {baseline_median:.2f} ms, p99 {p99_ms:.2f} vs {baseline_p99:.2f} ms (medians of rounds);"
             f" intake target met (best round) {'yes' if meets else 'no'}; every 200 stored"
-            f" {'yes' if stored[name] else 'NO'}; in-flight answer on stop {check.in_flight}"
+            f" {'yes' if stored[name] else 'NO'};"
+            f" raw target passed on {'yes' if raw_targets[name] else 'NO'};"
+            f" in-flight answer on stop {check.in_flight}"
             f" -> {'clearly wins' if wins else 'does not clearly win'}"
         )
         if wins:
@@ -741,14 +771,14 @@ def recommend(
         winner = max(winners)[1]
         lines.append(
             f"  Recommendation: {winner}, by the figures: it clearly beats waitress on the product's intake"
-            " and drains on stop. Its integration cost, to accept or refuse before switching:"
+            " and drains on stop with the raw target passed on. Its cost:"
             f" {COSTS[winner]}. The product runs {PRODUCT_SERVER}."
         )
     else:
         lines.append(
             "  Recommendation: waitress: no candidate clearly beats it on the product's intake while"
-            " storing every 200 and draining on stop; waitress also takes a pre-bound socket, runs the"
-            f" same pure-Python code on Windows and adds no dependency. The product runs {PRODUCT_SERVER}."
+            " storing every 200, passing the raw target on and draining on stop; waitress also takes a"
+            " pre-bound socket, runs the same pure-Python code on Windows and adds no dependency. The product runs {PRODUCT_SERVER}."
         )
     return lines
 
@@ -794,6 +824,7 @@ def bench(requests: int, rounds: int, connections: int, threads: int, servers: t
             print(f"  (load client: bench.webhooks keep-alive client on {loop}; busy = CPU time / wall time)")
             for app in APPS:
                 print_summary(app, {name: running[(app, name)] for name in servers})
+            raw_targets = {name: passes_raw_target(running[("noop", name)]) for name in servers}
             stops = {name: check_graceful_stop(running[("noop", name)]) for name in servers}
             intake_stops = {name: stop_server(running[("intake", name)]) for name in servers}
         finally:
@@ -835,7 +866,11 @@ def bench(requests: int, rounds: int, connections: int, threads: int, servers: t
     load_after = os.getloadavg()
     print(f"  load average after: {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
     print("Decision (intake)")
-    for line in recommend({name: running[("intake", name)] for name in servers}, stops, stored):
+    print("Raw request target handed to the app (GET /raw-target/a%2Fcancel)")
+    for name in servers:
+        print(f"    {name:<9} {'yes' if raw_targets[name] else 'no: the app sees only the decoded path'}")
+    intake_servers = {name: running[("intake", name)] for name in servers}
+    for line in recommend(intake_servers, stops, stored, raw_targets):
         print(line)
 
 
