@@ -778,7 +778,8 @@ def recommend(
         lines.append(
             "  Recommendation: waitress: no candidate clearly beats it on the product's intake while"
             " storing every 200, passing the raw target on and draining on stop; waitress also takes a"
-            " pre-bound socket, runs the same pure-Python code on Windows and adds no dependency. The product runs {PRODUCT_SERVER}."
+            " pre-bound socket, runs the same pure-Python code on Windows and adds no dependency."
+            f" The product runs {PRODUCT_SERVER}."
         )
     return lines
 
