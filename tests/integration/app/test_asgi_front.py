@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import httpx
+import pytest
 
 from app.asgi_front import InboxAsgi
 from app.http_server import HttpServer
@@ -47,13 +48,20 @@ def serve(front: InboxAsgi, method: str, path: str, **options: Any) -> httpx.Res
     return asyncio.run(one())
 
 
-def test_the_app_gets_the_raw_target_and_a_body_that_ends_where_the_request_does() -> None:
+@pytest.fixture
+def recorded() -> Iterator[tuple[InboxAsgi, Seen]]:
+    """The front, without a webhook receiver, over a recording app; and what that app was given."""
     seen: Seen = []
     front = InboxAsgi(recording_app(seen), threads=2, receiver=None)
-    try:
-        response = serve(front, "POST", "/v1/messages/a%2Fcancel%25?x=1", content=b"hello")
-    finally:
-        front.close()
+    yield front, seen
+    front.close()
+
+
+def test_the_app_gets_the_raw_target_and_a_body_that_ends_where_the_request_does(
+    recorded: tuple[InboxAsgi, Seen],
+) -> None:
+    front, seen = recorded
+    response = serve(front, "POST", "/v1/messages/a%2Fcancel%25?x=1", content=b"hello")
     assert response.status_code == 200 and response.json() == {"length": 5}
     [request] = seen
     # The decoded path cannot tell the key "a/cancel%" from the key "a" and its cancel route.
@@ -63,14 +71,12 @@ def test_the_app_gets_the_raw_target_and_a_body_that_ends_where_the_request_does
     assert request["body"] == b"hello"
 
 
-def test_a_body_announced_over_the_limit_is_refused_before_the_app_runs() -> None:
-    seen: Seen = []
-    front = InboxAsgi(recording_app(seen), threads=2, receiver=None)
-    try:
-        too_large = serve(front, "POST", "/v1/messages", content=b"x" * (3 * 1024 * 1024 + 1))
-        within = serve(front, "POST", "/v1/messages", content=b"x" * 1024)
-    finally:
-        front.close()
+def test_a_body_announced_over_the_limit_is_refused_before_the_app_runs(
+    recorded: tuple[InboxAsgi, Seen],
+) -> None:
+    front, seen = recorded
+    too_large = serve(front, "POST", "/v1/messages", content=b"x" * (3 * 1024 * 1024 + 1))
+    within = serve(front, "POST", "/v1/messages", content=b"x" * 1024)
     assert too_large.status_code == 413
     assert too_large.json()["error"]["code"] == "payload_too_large"
     assert too_large.headers["connection"] == "close"
@@ -78,13 +84,9 @@ def test_a_body_announced_over_the_limit_is_refused_before_the_app_runs() -> Non
     assert [request["body"] for request in seen] == [b"x" * 1024]
 
 
-def test_without_a_receiver_the_webhook_path_is_the_apps() -> None:
-    seen: Seen = []
-    front = InboxAsgi(recording_app(seen), threads=2, receiver=None)
-    try:
-        response = serve(front, "POST", "/webhooks/whatsapp", content=b"{}")
-    finally:
-        front.close()
+def test_without_a_receiver_the_webhook_path_is_the_apps(recorded: tuple[InboxAsgi, Seen]) -> None:
+    front, seen = recorded
+    response = serve(front, "POST", "/webhooks/whatsapp", content=b"{}")
     assert response.status_code == 200
     assert [request["path"] for request in seen] == ["/webhooks/whatsapp"]
 
