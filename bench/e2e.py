@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import signal
@@ -167,6 +168,32 @@ def busiest_second(times: list[float]) -> int:
     return busiest
 
 
+def busiest_window_start(times: list[float]) -> float | None:
+    """Where the busiest sliding second begins, in seconds after the first event."""
+    ordered = sorted(times)
+    if not ordered:
+        return None
+    busiest, start, first = 0, ordered[0], 0
+    for last, moment in enumerate(ordered):
+        while moment - ordered[first] >= 1.0:
+            first += 1
+        if last - first + 1 > busiest:
+            busiest, start = last - first + 1, ordered[first]
+    return start - ordered[0]
+
+
+def longest_gap(times: list[float]) -> tuple[float, float] | None:
+    """The longest pause between two consecutive events, and where it ends (seconds after the first).
+
+    A stall on either side shows as a gap followed by a bunch: what it held back arrives at once.
+    """
+    ordered = sorted(times)
+    if len(ordered) < 2:
+        return None
+    gap, ends = max((later - earlier, later) for earlier, later in itertools.pairwise(ordered))
+    return gap, ends - ordered[0]
+
+
 def per_second(times: list[float]) -> list[int]:
     """How many events fell in each whole second counted from the first."""
     if not times:
@@ -194,6 +221,8 @@ class LedgerFigures:
     first: float | None
     last: float | None
     seconds: list[int]  # arrivals in each second from the first
+    busiest_starts: float | None  # seconds after the first arrival
+    gap: tuple[float, float] | None  # longest pause between arrivals, and where it ends
 
 
 def ledger_figures(entries: list[dict[str, Any]], prefix: str) -> LedgerFigures:
@@ -214,6 +243,8 @@ def ledger_figures(entries: list[dict[str, Any]], prefix: str) -> LedgerFigures:
         first=min(received) if received else None,
         last=max(received) if received else None,
         seconds=per_second(requested),
+        busiest_starts=busiest_window_start(requested),
+        gap=longest_gap(requested),
     )
 
 
@@ -810,6 +841,11 @@ def print_drain(result: DrainResult) -> None:
     shown = " ".join(str(count) for count in ledger.seconds[:MAX_SECONDS_SHOWN])
     more = " …" if len(ledger.seconds) > MAX_SECONDS_SHOWN else ""
     print(f"  arrivals in each second from the first: {shown}{more}")
+    if ledger.busiest_starts is not None and ledger.gap is not None:
+        print(
+            f"  busiest second begins {ledger.busiest_starts:.2f} s after the first arrival; longest pause"
+            f" between arrivals {ledger.gap[0] * 1000:.0f} ms, ending {ledger.gap[1]:.2f} s after the first"
+        )
     print(f"  {read}; final states {result.states}; sandbox refusals {result.rejected or 'none'}")
 
 

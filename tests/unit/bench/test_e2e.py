@@ -11,7 +11,16 @@ from collections import Counter
 
 import pytest
 
-from bench.e2e import busiest_second, cpu_between, per_second, process_tree, rate_over, sample_tree
+from bench.e2e import (
+    busiest_second,
+    busiest_window_start,
+    cpu_between,
+    longest_gap,
+    per_second,
+    process_tree,
+    rate_over,
+    sample_tree,
+)
 
 SLEEPER = "import time; time.sleep(30)"
 # A process that starts a child of its own: the tree must reach the grandchild.
@@ -35,6 +44,18 @@ def test_an_event_exactly_one_second_later_starts_the_next_window() -> None:
     assert busiest_second([0.0, 0.5, 1.0]) == 2
     assert busiest_second([2.0, 0.0, 0.999]) == 2
     assert busiest_second([]) == 0
+
+
+def test_a_stall_shows_as_a_pause_and_the_busiest_second_starting_at_its_bunch() -> None:
+    # Evenly 1/1024 s apart (exact in binary), but 80 of them held back and stamped at once.
+    steady = [index / 1024 for index in range(3 * 1024)]
+    released = 1 + 80 / 1024
+    stamped = [released if 1 <= moment < released else moment for moment in steady]
+    assert busiest_second(steady) == 1024
+    assert busiest_second(stamped) == 1024 + 80
+    assert busiest_window_start(stamped) == released
+    assert longest_gap(stamped) == (released - 1023 / 1024, released)
+    assert busiest_window_start([]) is None and longest_gap([1.0]) is None
 
 
 def test_per_second_counts_from_the_first_event() -> None:
