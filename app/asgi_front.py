@@ -54,10 +54,13 @@ async def _answer(send: Send, status: int, body: bytes, *, close: bool = False) 
 
 
 class _BodyTracking:
-    """The request's receive and send for the WSGI bridge, closing a connection whose body was left unread.
+    """The WSGI bridge's receive and send; a body the app left unread is read before the answer.
 
-    An app may answer before reading the body (a 413 for a body it will not take, say). The unread
-    rest would be taken for the next request on the connection, so the answer says Connection: close.
+    An app may answer before reading the body (a 413 for a body it will not take, say). The unread rest
+    would be taken for the next request on the connection, and closing the connection with it unread
+    makes the kernel reset it, which can drop the answer on its way. So, as waitress did by reading
+    every body first, the rest is read and dropped before the answer goes, up to the 3 MB every route
+    but the upload takes; a longer rest closes the connection after the answer instead.
     """
 
     def __init__(self, receive: Receive, send: Send, *, length: int | None) -> None:
@@ -84,10 +87,20 @@ class _BodyTracking:
         return message
 
     async def send(self, message: Message) -> None:
-        """Pass a message of the answer on, closing the connection after it if the body was not read."""
-        if message["type"] == "http.response.start" and not self._body_read:
+        """Pass a message of the answer on, once the request's body is read or the connection is to close."""
+        if message["type"] == "http.response.start" and not self._body_read and not await self._read_rest():
             message = {**message, "headers": [*message.get("headers", []), (b"connection", b"close")]}
         await self._send(message)
+
+    async def _read_rest(self) -> bool:
+        """Read and drop what is left of the body, up to MAX_WEBHOOK_BYTES; whether all of it was read."""
+        if self._unread is not None and self._unread > MAX_WEBHOOK_BYTES:
+            return False
+        dropped = 0
+        while not self._body_read and dropped <= MAX_WEBHOOK_BYTES:
+            message = await self.receive()
+            dropped += len(message.get("body", b""))
+        return self._body_read and dropped <= MAX_WEBHOOK_BYTES
 
 
 class InboxAsgi:
@@ -97,9 +110,12 @@ class InboxAsgi:
         self._receiver = receiver
         self._wsgi = WSGIMiddleware(self._with_raw_target(app), workers=threads)  # type: ignore[arg-type]
 
-    def close(self) -> None:
-        """Let the app's threads end once their requests are answered; queued requests are dropped."""
-        self._wsgi.executor.shutdown(wait=False, cancel_futures=True)
+    def close(self, *, wait: bool = False) -> None:
+        """Let the app's threads end once their requests are answered (waiting for that with `wait`).
+
+        Requests still queued for a thread are dropped.
+        """
+        self._wsgi.executor.shutdown(wait=wait, cancel_futures=True)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one connection's request."""

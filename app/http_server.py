@@ -118,6 +118,7 @@ class HttpServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._started = threading.Event()
         self._stopping = threading.Event()
+        self._finish_by = 0.0
         self._thread = threading.Thread(target=self._run, name=f"http:{self.port}", daemon=True)
 
     @property
@@ -141,11 +142,18 @@ class HttpServer:
             await self._server.serve()
         except Exception:
             log.exception("the HTTP server on port %s stopped with an error", self.port)
+        # A request whose client left may still run on one of the app's threads, and it hands its answer
+        # to this loop: the loop runs on until those threads are done, or the stop's time is up.
+        finishing = threading.Thread(target=self._front.close, kwargs={"wait": True}, daemon=True)
+        finishing.start()
+        while finishing.is_alive() and time.monotonic() < self._finish_by:
+            await asyncio.sleep(0.01)
 
-    def _interrupt(self) -> None:
-        """Tell granian, from any thread, to stop accepting and let its requests finish."""
+    def _interrupt(self, timeout: float) -> None:
+        """Tell granian, from any thread, to stop accepting and let its requests finish within `timeout`."""
         if self._stopping.is_set():
             return
+        self._finish_by = time.monotonic() + timeout
         self._stopping.set()
         loop = self._loop
         if loop is not None and not loop.is_closed():
@@ -163,7 +171,7 @@ class HttpServer:
 
         Requests in progress carry on until they are answered.
         """
-        self._interrupt()
+        self._interrupt(timeout)
         if self._thread.ident is not None:  # started
             self._thread.join(timeout)
         self._listener.close()
@@ -177,7 +185,7 @@ class HttpServer:
         deadline = time.monotonic() + timeout
         if isinstance(self._app, InboxApp):
             self._app.end_long_polls()
-        self._interrupt()
+        self._interrupt(timeout)
         if self._thread.ident is not None:  # started
             self._thread.join(max(deadline - time.monotonic(), 0.1))
         if self._thread.is_alive():
