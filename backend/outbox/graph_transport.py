@@ -5,7 +5,8 @@ httpx's default pool spends most of its time on bookkeeping once hundreds of req
 one host, so this transport keeps a simple pool of keep-alive connections per origin and maps every
 failure to the httpx exception that says whether the request left: connect errors and timeouts
 (never sent, safe to retry) versus read timeouts and dropped connections after writing (outcome
-unknown).
+unknown). Given a write interval, it also spaces the moments requests are written, whatever delayed
+them on the way (a new connection, a busy loop), so they leave at the pace they were approved at.
 """
 
 from __future__ import annotations
@@ -22,6 +23,25 @@ import httpx
 MAX_HEADER_BYTES = 64 * 1024
 MAX_BODY_BYTES = 8 * 1024 * 1024
 KEEPALIVE_EXPIRY_SECONDS = 5.0
+# Writes may run this far ahead of their spacing: sleeping is not finer than a millisecond or so, and
+# without the slack every late wake-up would push all later writes back.
+WRITE_TOLERANCE_SECONDS = 0.01
+
+
+class WritePace:
+    """Moments at which writes may go, `interval` apart with `tolerance` of slack (GCRA)."""
+
+    def __init__(self, interval: float, tolerance: float = WRITE_TOLERANCE_SECONDS) -> None:
+        self.interval = interval
+        self.tolerance = tolerance
+        self._next = float("-inf")
+
+    def reserve(self, now: float) -> float:
+        """Take the next place; the moment (on the clock of `now`) before which the write must wait."""
+        # The place is taken at once, so writers waiting together are spread rather than woken together.
+        slot = max(self._next, now)
+        self._next = slot + self.interval
+        return slot - self.tolerance
 
 
 @dataclass
@@ -49,10 +69,17 @@ Origin = tuple[str, str, int]
 class KeepAliveTransport(httpx.AsyncBaseTransport):
     """Keep-alive HTTP/1.1 (and HTTPS) for many concurrent requests to a few origins."""
 
-    def __init__(self, *, max_connections: int = 100, ssl_context: ssl.SSLContext | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        max_connections: int = 100,
+        ssl_context: ssl.SSLContext | None = None,
+        write_interval: float | None = None,
+    ) -> None:
         self._slots = asyncio.Semaphore(max_connections)
         self._idle: dict[Origin, deque[_Connection]] = {}
         self._ssl_context = ssl_context
+        self._pace = WritePace(write_interval) if write_interval else None
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Send one request on a pooled connection and read the whole answer."""
@@ -79,6 +106,7 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
         try:
             connection = await self._connection(origin, connect_timeout, request)
             try:
+                await self._wait_for_write_turn()
                 response = await self._exchange(connection, request, read_timeout, write_timeout)
             except BaseException:
                 connection.close()
@@ -98,6 +126,16 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
             for connection in connections:
                 connection.close()
         self._idle.clear()
+
+    async def _wait_for_write_turn(self) -> None:
+        """Wait for this request's place in the write spacing, if there is one."""
+        if self._pace is None:
+            return
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        delay = self._pace.reserve(now) - now
+        if delay > 0:
+            await asyncio.sleep(delay)
 
     async def _connection(self, origin: Origin, timeout: float | None, request: httpx.Request) -> _Connection:
         idle = self._idle.get(origin)

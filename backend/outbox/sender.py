@@ -577,7 +577,11 @@ class OutboxSender:
                 # Behind a proxy, httpx's own transport knows how to tunnel; throughput matters less there.
                 limits = httpx.Limits(max_connections=self._max_in_flight)
                 return httpx.AsyncHTTPTransport(proxy=proxy, limits=limits)
-            return KeepAliveTransport(max_connections=self._max_in_flight)
+            # Writes keep the pace rows were approved at: a call held up on its way (a new connection, a
+            # busy loop) must not leave together with the calls approved after it.
+            return KeepAliveTransport(
+                max_connections=self._max_in_flight, write_interval=self._interval.total_seconds()
+            )
         if isinstance(transport, httpx.AsyncBaseTransport):
             return transport
         return _SyncTransportAdapter(transport, self._max_in_flight)

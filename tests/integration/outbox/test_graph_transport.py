@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
 
-from backend.outbox.graph_transport import KeepAliveTransport
+from backend.outbox.graph_transport import KeepAliveTransport, WritePace
 
 Responder = Callable[[bytes], bytes | None]  # request bytes -> raw answer, or None to hang up
 
@@ -95,6 +96,40 @@ def _post(port: int, count: int = 1, *, read: float = 2.0) -> list[httpx.Respons
             ]
 
     return asyncio.run(run())
+
+
+def test_write_places_are_spaced_at_the_interval_with_slack_for_late_timers() -> None:
+    pace = WritePace(0.004, tolerance=0.01)
+    # Writers that come together get places one interval apart, the first without waiting.
+    assert [round(pace.reserve(100.0), 6) for _ in range(4)] == [99.99, 99.994, 99.998, 100.002]
+    # A writer after a quiet spell goes at once, and starts the spacing again from there.
+    assert pace.reserve(200.0) == pytest.approx(199.99)
+    assert pace.reserve(200.0) == pytest.approx(199.994)
+    # A writer that comes after its place goes at once, and the spacing goes on from it.
+    assert pace.reserve(200.009) == pytest.approx(199.999)
+
+
+def test_calls_held_up_together_are_written_at_the_interval(serve: Callable[[Responder], RawServer]) -> None:
+    arrivals: list[float] = []
+
+    def answer(_request: bytes) -> bytes:
+        arrivals.append(time.monotonic())
+        return b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"
+
+    server = serve(answer)
+    interval, count = 0.005, 20
+
+    async def run() -> list[httpx.Response]:
+        # Twenty calls at once, each on a new connection: as after a stall, or at a burst's start.
+        transport = KeepAliveTransport(max_connections=count, write_interval=interval)
+        async with httpx.AsyncClient(transport=transport) as client:
+            url = f"http://127.0.0.1:{server.port}/v23.0/1/messages"
+            return await asyncio.gather(*(client.post(url, json={"n": n}) for n in range(count)))
+
+    responses = asyncio.run(run())
+    assert [response.status_code for response in responses] == [200] * count
+    # Only the slack (two writes' worth) may go early; the rest leave one interval apart or later.
+    assert max(arrivals) - min(arrivals) >= (count - 1) * interval - 0.01 - 0.001
 
 
 def test_answers_are_read_and_connections_reused(serve: Callable[[Responder], RawServer]) -> None:
