@@ -140,6 +140,26 @@ def load_average() -> tuple[float, float, float]:
     return os.getloadavg()
 
 
+def machine_ticks() -> tuple[int, int] | None:
+    """CPU time of the whole machine so far, and the part of it the host gave to others (steal), in ticks."""
+    try:
+        with Path("/proc/stat").open(encoding="ascii") as stat:
+            fields = stat.readline().split()
+    except OSError:
+        return None
+    if len(fields) < 9 or fields[0] != "cpu":
+        return None
+    ticks = [int(value) for value in fields[1:9]]
+    return sum(ticks), ticks[7]
+
+
+def stolen_share(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float | None:
+    """The share of the machine's CPU time between two samples that the host gave to others."""
+    if before is None or after is None or after[0] <= before[0]:
+        return None
+    return (after[1] - before[1]) / (after[0] - before[0])
+
+
 def _format_load(load: tuple[float, float, float]) -> str:
     return f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
 
@@ -568,6 +588,9 @@ class Phase:
     units: int
     load_before: tuple[float, float, float] = (0.0, 0.0, 0.0)
     load_after: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    # A virtual machine's CPU time taken by the host for others: a busy neighbour shows here.
+    ticks_before: tuple[int, int] | None = None
+    ticks_after: tuple[int, int] | None = None
     product_cpu: dict[str, float] = field(default_factory=dict)
     sandbox_cpu: float | None = None
     client_cpu: float | None = None
@@ -641,7 +664,13 @@ class Snapshot:
 
 def _begin(phase: Phase, stack: Stack) -> Snapshot:
     phase.load_before = load_average()
+    phase.ticks_before = machine_ticks()
     return Snapshot.take(stack)
+
+
+def _end(phase: Phase) -> None:
+    phase.load_after = load_average()
+    phase.ticks_after = machine_ticks()
 
 
 def _rejected_delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
@@ -699,7 +728,7 @@ def drain(stack: Stack, latency_ms: float, messages: int, first_customer: int, l
     phase.sandbox_cpu = used.sandbox
     phase.client_cpu = used.bench
     phase.client_label = "this bench process: enqueue and polling"
-    phase.load_after = load_average()
+    _end(phase)
     states: dict[str, int] = {}
     for batch_id in batch_ids:
         for state, count in stack.api.get(f"/v1/batches/{batch_id}").json()["states"].items():
@@ -737,7 +766,7 @@ def baseline(stack: Stack, latency_ms: float, sends: int, first_customer: int) -
     phase.sandbox_cpu = stack.sandbox_cpu() - before.sandbox
     phase.client_cpu = float(client["cpu_seconds"])
     phase.client_label = "the bare client, its send loop"
-    phase.load_after = load_average()
+    _end(phase)
     return BaselineResult(phase, latency_ms, ledger_figures(stack.ledger(), prefix), client)
 
 
@@ -795,7 +824,7 @@ def intake(stack: Stack, requests: int) -> IntakeResult:
     phase.product_cpu = stack.by_role(Snapshot.take(stack).since(before).product)
     phase.client_cpu = client_cpu
     phase.client_label = "the load generator, whole process"
-    phase.load_after = load_average()
+    _end(phase)
     return IntakeResult(
         phase=phase,
         load=_last_json(output),
@@ -998,11 +1027,13 @@ def print_table(results: Results) -> None:
     print()
     print_cpu(phases)
     print()
-    print("load average (1, 5, 15 min) before → after each phase:")
+    print("load average (1, 5, 15 min) before → after each phase; CPU time the host gave to others (steal):")
     width = max(len(phase.name) for phase in phases) + 2
     for phase in phases:
         before, after = _format_load(phase.load_before), _format_load(phase.load_after)
-        print(f"  {phase.name.ljust(width)}{before} → {after}")
+        stolen = stolen_share(phase.ticks_before, phase.ticks_after)
+        shown = "—" if stolen is None else f"{stolen:.1%}"
+        print(f"  {phase.name.ljust(width)}{before} → {after}; stolen {shown}")
 
 
 # ---------------------------------------------------------------------------------------------------

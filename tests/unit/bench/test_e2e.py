@@ -16,10 +16,12 @@ from bench.e2e import (
     busiest_window_start,
     cpu_between,
     longest_gap,
+    machine_ticks,
     per_second,
     process_tree,
     rate_over,
     sample_tree,
+    stolen_share,
 )
 
 SLEEPER = "import time; time.sleep(30)"
@@ -56,6 +58,15 @@ def test_a_stall_shows_as_a_pause_and_the_busiest_second_starting_at_its_bunch()
     assert busiest_window_start(stamped) == released
     assert longest_gap(stamped) == (released - 1023 / 1024, released)
     assert busiest_window_start([]) is None and longest_gap([1.0]) is None
+
+
+def test_the_stolen_share_is_steal_over_all_time_between_two_samples() -> None:
+    assert stolen_share((10_000, 100), (12_000, 400)) == pytest.approx(0.15)
+    assert stolen_share((10_000, 100), (10_000, 100)) is None
+    assert stolen_share(None, (12_000, 400)) is None
+    sample = machine_ticks()
+    if sys.platform == "linux":
+        assert sample is not None and 0 <= sample[1] <= sample[0]
 
 
 def test_per_second_counts_from_the_first_event() -> None:
