@@ -272,9 +272,9 @@ def ledger_figures(entries: list[dict[str, Any]], prefix: str) -> LedgerFigures:
 # The paced bare client (a second process): the baseline of a drain.
 
 
-def _graph_request(port: int, key: str, to: str) -> bytes:
-    """A template send as the product makes it, on a keep-alive connection."""
-    body = json.dumps(
+def graph_send_body(key: str, to: str) -> bytes:
+    """The body of a template send as the product makes it, with `key` as its callback data."""
+    return json.dumps(
         {
             "messaging_product": "whatsapp",
             "to": to,
@@ -288,6 +288,11 @@ def _graph_request(port: int, key: str, to: str) -> bytes:
         },
         separators=(",", ":"),
     ).encode()
+
+
+def _graph_request(port: int, key: str, to: str) -> bytes:
+    """A template send as the product makes it, on a keep-alive connection."""
+    body = graph_send_body(key, to)
     head = (
         f"POST /v23.0/{PHONE_NUMBER_ID}/messages HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
         f"Authorization: Bearer {GRAPH_TOKEN}\r\nContent-Type: application/json\r\n"

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
-import json
 import os
 import subprocess
 import sys
@@ -33,12 +32,20 @@ import httpx
 from backend.domain.pacing import paced_rate, send_interval
 from backend.outbox.graph_transport import KeepAliveTransport
 from backend.outbox.sender import LOCAL_TOLERANCE
-from bench.e2e import GRAPH_TOKEN, PHONE_NUMBER_ID, SEND_RATE, busiest_second, ledger_figures, wait_until
+from bench.e2e import (
+    GRAPH_TOKEN,
+    PHONE_NUMBER_ID,
+    SANDBOX_THROUGHPUT,
+    SEND_RATE,
+    busiest_second,
+    graph_send_body,
+    ledger_figures,
+    wait_until,
+)
 from bench.harness import START_TIMEOUT_SECONDS, customer_number, free_port
 from bench.webhooks import APP_SECRET
 
 ROOT = Path(__file__).resolve().parents[1]
-SANDBOX_THROUGHPUT = 1100
 APPROVAL_TOLERANCE_SECONDS = LOCAL_TOLERANCE.total_seconds()
 MODES = ("approval only", "approval + write")
 
@@ -72,23 +79,6 @@ class Round:
     answers: dict[int, int]
 
 
-def _body(key: str, to: str) -> bytes:
-    return json.dumps(
-        {
-            "messaging_product": "whatsapp",
-            "to": to,
-            "type": "template",
-            "template": {
-                "name": "order_shipped",
-                "language": {"code": "en"},
-                "components": [{"type": "body", "parameters": [{"type": "text", "text": key}]}],
-            },
-            "biz_opaque_callback_data": key,
-        },
-        separators=(",", ":"),
-    ).encode()
-
-
 async def _dispatch(port: int, prefix: str, sends: int, first_customer: int, gated: bool) -> dict[str, Any]:
     """Approve one call per interval, as the dispatcher does, and hand each to the transport at once."""
     interval = send_interval(paced_rate(SEND_RATE)).total_seconds()
@@ -104,7 +94,7 @@ async def _dispatch(port: int, prefix: str, sends: int, first_customer: int, gat
             "POST",
             url,
             headers=headers,
-            content=_body(f"{prefix}-{index}", customer_number(first_customer + index)),
+            content=graph_send_body(f"{prefix}-{index}", customer_number(first_customer + index)),
             extensions={"timeout": timeouts},
         )
         try:
