@@ -14,7 +14,7 @@ import re
 import secrets
 import threading
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
@@ -168,6 +168,10 @@ class SandboxConfig:
         return Faults(**{f.name: getattr(self, f.name) for f in fields(Faults)})
 
 
+# A ledger entry as kept: wamid, to, type, body, callback data, received at, requested at, sha256.
+LedgerRow = tuple[str, str, str, str, str | None, datetime, datetime, str | None]
+
+
 class LedgerEntry(NamedTuple):
     """One message a customer received."""
 
@@ -267,7 +271,7 @@ class Sandbox:
         # only for exact tuples, not a named tuple's instances): the ledger grows by one entry a send,
         # and walking tens of thousands of entries held the loop for 100-150 ms in a full collection,
         # which then stamped the calls that waited meanwhile as arriving together.
-        self._ledger: list[tuple[Any, ...]] = []
+        self._ledger: list[LedgerRow] = []
         self._counts: Counter[str] = Counter()
         self._rejected: Counter[str] = Counter()
         run = secrets.token_hex(4).upper()
@@ -825,9 +829,9 @@ class Sandbox:
 
     # ----------------------------------------------------------------- control API (loop thread)
 
-    def _entries(self) -> list[LedgerEntry]:
+    def _entries(self) -> Iterator[LedgerEntry]:
         """The ledger, entry by entry."""
-        return [LedgerEntry._make(row) for row in self._ledger]
+        return map(LedgerEntry._make, self._ledger)
 
     def _control(self, request: Request, path: str) -> Response:
         method = request.method
